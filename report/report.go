@@ -1,0 +1,167 @@
+// Package report renders analysis results. Renderers format what they are
+// given; they never compute findings.
+package report
+
+import (
+	"github.com/planlint/planlint/plan"
+	"github.com/planlint/planlint/rules"
+)
+
+// SchemaVersion is the version of the JSON report layout.
+const SchemaVersion = 1
+
+// Report is the result of one planlint run.
+type Report struct {
+	Tool    string  `json:"tool"`
+	Version string  `json:"version"`
+	Files   []*File `json:"files"`
+}
+
+// File is one analysed input: a plan file, or a .sql file captured live.
+type File struct {
+	Path string `json:"path"`
+	// Error is set when the input could not be analysed.
+	Error      *string      `json:"error"`
+	Statements []*Statement `json:"statements"`
+	Findings   []*Finding   `json:"findings"`
+	// Plans are kept for renderers that draw operators (tree, html, dot);
+	// nil when not requested.
+	Plans []*plan.Document `json:"-"`
+}
+
+// Statement summarises one statement of a plan.
+type Statement struct {
+	Batch       int    `json:"batch"`
+	StatementID int    `json:"statement_id"`
+	Element     string `json:"element"`
+	Type        string `json:"type"`
+	// Kind is "estimated" or "actual".
+	Kind                 string          `json:"kind"`
+	Nodes                int             `json:"nodes"`
+	Cost                 float64         `json:"cost"`
+	Text                 string          `json:"text,omitempty"`
+	ParameterizationType string          `json:"parameterization_type,omitempty"`
+	SetOptions           map[string]bool `json:"set_options,omitempty"`
+	Location             *Location       `json:"location,omitempty"`
+	// Capture says how a live capture produced the plan.
+	Capture *Capture `json:"capture,omitempty"`
+	// Source is the statement's place in the plan model, for renderers.
+	Source *plan.Statement `json:"-"`
+}
+
+// Capture describes how a live plan was obtained.
+type Capture struct {
+	// Method is how the plan was produced, e.g. "showplan_xml batch",
+	// "showplan_xml rpc sp_executesql", "statistics_xml rpc sp_executesql".
+	Method     string          `json:"method"`
+	Database   string          `json:"database,omitempty"`
+	SetOptions map[string]bool `json:"set_options,omitempty"`
+	// ParameterizationForced is the database's setting, when read.
+	ParameterizationForced *bool  `json:"parameterization_forced,omitempty"`
+	Note                   string `json:"note,omitempty"`
+}
+
+// Location is a range in a source file (1-based lines and columns).
+type Location struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	StartCol  int    `json:"start_column"`
+	EndLine   int    `json:"end_line"`
+	EndCol    int    `json:"end_column"`
+}
+
+// Finding is a rule finding with where it lands in the source.
+type Finding struct {
+	rules.Finding
+	Location *Location `json:"location,omitempty"`
+}
+
+// Summarize builds the statement summaries of a document.
+func Summarize(doc *plan.Document) []*Statement {
+	kind := "estimated"
+	if doc.IsActual() {
+		kind = "actual"
+	}
+	var out []*Statement
+	for _, s := range doc.Statements() {
+		out = append(out, SummarizeStatement(s, kind))
+	}
+	return out
+}
+
+// SummarizeStatement summarises one statement; kind is the document's.
+func SummarizeStatement(s *plan.Statement, kind string) *Statement {
+	st := &Statement{
+		Batch:       s.Batch,
+		StatementID: s.ID,
+		Element:     s.Kind,
+		Type:        s.Type,
+		Kind:        kind,
+		Nodes:       s.NodeCount(),
+		Cost:        s.SubtreeCost,
+		Text:        s.Text,
+		Source:      s,
+	}
+	if s.ParameterizationType != plan.ParamUnknown {
+		st.ParameterizationType = s.ParameterizationType.String()
+	}
+	if s.SetOptions != nil {
+		st.SetOptions = map[string]bool{}
+		for _, o := range s.SetOptions.List() {
+			if o.Value != nil {
+				st.SetOptions[o.Name] = *o.Value
+			}
+		}
+	}
+	return st
+}
+
+// Counts returns the number of findings per severity over all files.
+func (r *Report) Counts() (errors, warnings, infos int) {
+	for _, f := range r.Files {
+		for _, x := range f.Findings {
+			switch x.Severity {
+			case rules.Error:
+				errors++
+			case rules.Warning:
+				warnings++
+			case rules.Info:
+				infos++
+			}
+		}
+	}
+	return
+}
+
+// Failed counts the inputs that could not be analysed.
+func (r *Report) Failed() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Error != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Max returns the highest finding severity (0 when there is none).
+func (r *Report) Max() rules.Severity {
+	var m rules.Severity
+	for _, f := range r.Files {
+		for _, x := range f.Findings {
+			if x.Severity > m {
+				m = x.Severity
+			}
+		}
+	}
+	return m
+}
+
+// Wrap turns rule findings into report findings without locations.
+func Wrap(fs []rules.Finding) []*Finding {
+	out := make([]*Finding, len(fs))
+	for i := range fs {
+		out[i] = &Finding{Finding: fs[i]}
+	}
+	return out
+}

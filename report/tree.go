@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/planlint/planlint/plan"
+)
+
+// Skew is the estimate error of an operator: Factor ≥ 1, Under when more
+// rows came than estimated. OK is false without runtime counters.
+type Skew struct {
+	Factor float64
+	Under  bool
+	OK     bool
+}
+
+// OperatorSkew compares estimated rows for all executions with the actual
+// rows summed over threads.
+func OperatorSkew(n *plan.RelOp) Skew {
+	if n.RunTime == nil {
+		return Skew{}
+	}
+	e := math.Max(n.EstimatedRowsAllExecutions(), 1)
+	a := math.Max(float64(n.RunTime.ActualRows), 1)
+	return Skew{Factor: math.Max(a, e) / math.Min(a, e), Under: a > e, OK: true}
+}
+
+// CostShare is the operator's own cost as a share of its plan's cost.
+func CostShare(q *plan.QueryPlan, n *plan.RelOp) float64 {
+	if q.Cost() <= 0 {
+		return 0
+	}
+	return math.Min(1, n.OwnCost()/q.Cost())
+}
+
+// FormatCount renders a row count with thousands separators.
+func FormatCount(v float64) string {
+	if v > 0 && v < 10 && v != math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && c != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// nodeFindings maps (statement, node) to the rule codes reported there.
+func nodeFindings(f *File) map[[3]int][]string {
+	m := map[[3]int][]string{}
+	for _, x := range f.Findings {
+		if x.NodeID == nil {
+			continue
+		}
+		k := [3]int{x.Batch, x.StatementID, *x.NodeID}
+		m[k] = append(m[k], x.Code)
+	}
+	return m
+}
+
+func writeTree(ew *errWriter, f *File, st styles, mb bool) {
+	marks := nodeFindings(f)
+	for _, s := range f.Statements {
+		src := s.Source
+		if src == nil {
+			continue
+		}
+		plans := src.Plans()
+		if len(plans) == 0 {
+			continue
+		}
+		ew.printf("\n%s  %s  %s  cost %s\n", st.bold.Sprint(Place(s.Batch, s.StatementID, nil, mb)), s.Type, s.Kind,
+			strconv.FormatFloat(s.Cost, 'g', 4, 64))
+		for _, q := range plans {
+			if q.Label != "" {
+				ew.printf("  cursor %s\n", q.Label)
+			}
+			writeNode(ew, q.QueryPlan, q.Root, "  ", "", st, func(n *plan.RelOp) []string {
+				return marks[[3]int{s.Batch, s.StatementID, n.NodeID}]
+			})
+		}
+	}
+}
+
+func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch string, st styles, marks func(*plan.RelOp) []string) {
+	if n == nil {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s[%d] %s", indent, branch, n.NodeID, n.DisplayName())
+	if o := n.Access.Object(); o.Table != "" {
+		name := o.TableName(false)
+		if o.Index != "" {
+			name += "." + o.Index
+		}
+		fmt.Fprintf(&b, " %s", st.dim.Sprint(name))
+	}
+	fmt.Fprintf(&b, "  est %s", FormatCount(n.EstimatedRowsAllExecutions()))
+	if n.RunTime != nil {
+		fmt.Fprintf(&b, " act %s", FormatCount(float64(n.RunTime.ActualRows)))
+		if sk := OperatorSkew(n); sk.Factor >= 2 {
+			dir := "over"
+			if sk.Under {
+				dir = "under"
+			}
+			txt := fmt.Sprintf("(%s× %s)", FormatCount(sk.Factor), dir)
+			switch {
+			case sk.Factor >= 1000:
+				txt = st.err.Sprint(txt)
+			case sk.Factor >= 100:
+				txt = st.hot.Sprint(txt)
+			case sk.Factor >= 10:
+				txt = st.warm.Sprint(txt)
+			}
+			b.WriteString(" " + txt)
+		}
+	}
+	share := CostShare(q, n)
+	cost := fmt.Sprintf("cost %d%%", int(math.Round(share*100)))
+	switch {
+	case share >= 0.9:
+		cost = st.err.Sprint(cost)
+	case share >= 0.5:
+		cost = st.hot.Sprint(cost)
+	case share >= 0.1:
+		cost = st.warm.Sprint(cost)
+	}
+	b.WriteString("  " + cost)
+	if m := marks(n); len(m) > 0 {
+		b.WriteString("  " + st.bold.Sprint("← "+strings.Join(m, ", ")))
+	}
+	ew.printf("%s\n", b.String())
+	childIndent := indent
+	switch branch {
+	case "├─ ":
+		childIndent += "│  "
+	case "└─ ":
+		childIndent += "   "
+	}
+	for i, c := range n.Children {
+		br := "├─ "
+		if i == len(n.Children)-1 {
+			br = "└─ "
+		}
+		writeNode(ew, q, c, childIndent, br, st, marks)
+	}
+}

@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DocBase is where the generated rule pages are published.
+const DocBase = "https://github.com/planlint/planlint/blob/main/docs/rules/"
+
+// DocURL is the address of the rule's documentation page.
+func DocURL(r *Rule) string { return DocBase + r.Name + ".md" }
+
+// Markdown renders the rule's documentation page (docs/rules/NAME.md and
+// SARIF help are generated from it).
+func Markdown(r *Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n\n", r.Code, r.Name)
+	fmt.Fprintf(&b, "%s.\n\n", r.Summary)
+	needs := "the plan"
+	if r.Catalog {
+		needs = "the plan and catalog facts (`explain`, or `check --schema`)"
+	}
+	fmt.Fprintf(&b, "| Code | Name | Highest severity | Needs |\n|---|---|---|---|\n| %s | %s | %s | %s |\n\n", r.Code, r.Name, r.Severity, needs)
+	section := func(title, body string) {
+		if body != "" {
+			fmt.Fprintf(&b, "## %s\n\n%s\n\n", title, strings.TrimSpace(body))
+		}
+	}
+	section("Problem", r.Doc.Problem)
+	section("How the plan shows it", r.Doc.Evidence)
+	section("Example", r.Doc.Example)
+	section("Fix", r.Doc.Fix)
+	section("When it is a false alarm", r.Doc.FalseAlarms)
+	if len(r.Params) > 0 {
+		b.WriteString("## Thresholds\n\nSet in `.planlint.yaml` under `rules: {" + r.Name + ": {...}}`.\n\n| Parameter | Default | Meaning |\n|---|---|---|\n")
+		for _, p := range r.Params {
+			fmt.Fprintf(&b, "| `%s` | %g | %s |\n", p.Name, p.Default, p.Help)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "## Suppression\n\n```sql\n-- planlint-ignore %s -- reason why this is acceptable here\n```\n\n", r.Name)
+	if len(r.Doc.References) > 0 {
+		b.WriteString("## References\n\n")
+		for _, ref := range r.Doc.References {
+			fmt.Fprintf(&b, "- %s\n", ref)
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// Text renders the documentation for a terminal: Markdown without tables'
+// pipes or fences, wrapped paragraphs kept as written.
+func Text(r *Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s (highest severity: %s)\n%s.\n", r.Code, r.Name, r.Severity, r.Summary)
+	if r.Catalog {
+		b.WriteString("Needs catalog facts: run it through 'planlint explain', or 'planlint check --schema'.\n")
+	}
+	section := func(title, body string) {
+		if body == "" {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(title))
+		for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+			if strings.HasPrefix(line, "```") {
+				continue
+			}
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+	section("Problem", r.Doc.Problem)
+	section("How the plan shows it", r.Doc.Evidence)
+	section("Example", r.Doc.Example)
+	section("Fix", r.Doc.Fix)
+	section("When it is a false alarm", r.Doc.FalseAlarms)
+	if len(r.Params) > 0 {
+		b.WriteString("\nTHRESHOLDS\n")
+		for _, p := range r.Params {
+			fmt.Fprintf(&b, "  %-18s %-10g %s\n", p.Name, p.Default, p.Help)
+		}
+	}
+	fmt.Fprintf(&b, "\nSUPPRESS\n  -- planlint-ignore %s -- reason\n\nMORE\n  %s\n", r.Name, DocURL(r))
+	return b.String()
+}

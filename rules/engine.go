@@ -1,0 +1,199 @@
+package rules
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/plan"
+)
+
+// Config adjusts which rules run and how findings are graded.
+type Config struct {
+	// Severity overrides the severity of every finding of a rule (by name).
+	Severity map[string]Severity
+	// Off disables rules by name.
+	Off map[string]bool
+	// Params overrides rule parameters: rule name → parameter → value.
+	Params map[string]map[string]float64
+}
+
+// Lookup finds a rule by code or name (case-insensitive).
+func Lookup(ref string) *Rule {
+	for _, r := range All() {
+		if strings.EqualFold(r.Code, ref) || strings.EqualFold(r.Name, ref) {
+			return r
+		}
+	}
+	return nil
+}
+
+// Validate checks that every rule and parameter the config names exists.
+func (c *Config) Validate() error {
+	if c == nil {
+		return nil
+	}
+	for name := range c.Severity {
+		if Lookup(name) == nil {
+			return fmt.Errorf("unknown rule %q", name)
+		}
+	}
+	for name := range c.Off {
+		if Lookup(name) == nil {
+			return fmt.Errorf("unknown rule %q", name)
+		}
+	}
+	for name, ps := range c.Params {
+		r := Lookup(name)
+		if r == nil {
+			return fmt.Errorf("unknown rule %q", name)
+		}
+		for p := range ps {
+			if !r.hasParam(p) {
+				return fmt.Errorf("rule %s has no parameter %q (it has: %s)", r.Name, p, r.paramNames())
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Rule) hasParam(name string) bool {
+	for _, p := range r.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Rule) paramNames() string {
+	if len(r.Params) == 0 {
+		return "none"
+	}
+	names := make([]string, len(r.Params))
+	for i, p := range r.Params {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// configFor returns the settings that apply to r, resolving names and codes.
+func (c *Config) configFor(r *Rule) (off bool, sev Severity, params map[string]float64) {
+	if c == nil {
+		return false, 0, nil
+	}
+	match := func(k string) bool { return strings.EqualFold(k, r.Name) || strings.EqualFold(k, r.Code) }
+	for k, v := range c.Off {
+		if v && match(k) {
+			off = true
+		}
+	}
+	for k, v := range c.Severity {
+		if match(k) {
+			sev = v
+		}
+	}
+	for k, v := range c.Params {
+		if match(k) {
+			params = v
+		}
+	}
+	return off, sev, params
+}
+
+// RuleError is a rule that failed (a bug in planlint, not in the plan).
+type RuleError struct {
+	Rule  string
+	Value any
+	Stack string
+}
+
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("internal error in rule %s: %v", e.Rule, e.Value)
+}
+
+// AnalyzeStatement runs every enabled rule on one statement (not its nested
+// statements) and returns the findings in a stable order.
+func AnalyzeStatement(doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, cfg *Config) ([]Finding, error) {
+	var out []Finding
+	for _, r := range All() {
+		off, sev, params := cfg.configFor(r)
+		if off || (r.Catalog && cat == nil) {
+			continue
+		}
+		fs, err := run(r, doc, stmt, cat, params)
+		if err != nil {
+			return out, err
+		}
+		if sev != 0 {
+			for i := range fs {
+				fs[i].Severity = sev
+			}
+		}
+		out = append(out, fs...)
+	}
+	SortFindings(out)
+	return out, nil
+}
+
+func run(r *Rule, doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, params map[string]float64) (fs []Finding, err error) {
+	p := &Pass{Rule: r, Document: doc, Statement: stmt, Catalog: cat, params: params}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &RuleError{Rule: r.Name, Value: v, Stack: string(debug.Stack())}
+		}
+	}()
+	r.Run(p)
+	return p.findings, nil
+}
+
+// Analyze runs every enabled rule on every statement of the document.
+func Analyze(doc *plan.Document, cat *catalog.Catalog, cfg *Config) ([]Finding, error) {
+	var out []Finding
+	for _, s := range doc.Statements() {
+		fs, err := AnalyzeStatement(doc, s, cat, cfg)
+		out = append(out, fs...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// SortFindings orders findings by batch, statement, node (statement-level
+// first), then rule code, keeping the rule's own order otherwise.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Batch != b.Batch {
+			return a.Batch < b.Batch
+		}
+		if a.StatementID != b.StatementID {
+			return a.StatementID < b.StatementID
+		}
+		an, bn := -1, -1
+		if a.NodeID != nil {
+			an = *a.NodeID
+		}
+		if b.NodeID != nil {
+			bn = *b.NodeID
+		}
+		if an != bn {
+			return an < bn
+		}
+		return a.Code < b.Code
+	})
+}
+
+// Max returns the highest severity among the findings (0 when none).
+func Max(fs []Finding) Severity {
+	var m Severity
+	for _, f := range fs {
+		if f.Severity > m {
+			m = f.Severity
+		}
+	}
+	return m
+}

@@ -1,0 +1,295 @@
+package rules
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/plan"
+)
+
+// count formats a row or execution count with thousands separators,
+// rounding fractional estimates.
+func count(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "?"
+	}
+	if v > 0 && v < 10 && v != math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// percent formats a share in [0,1] as a whole percentage.
+func percent(share float64) string {
+	p := math.Round(share * 100)
+	if p == 0 && share > 0 {
+		return "<1%"
+	}
+	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
+}
+
+// round keeps evidence figures readable and stable in JSON.
+func round(v float64, digits int) float64 {
+	m := math.Pow(10, float64(digits))
+	return math.Round(v*m) / m
+}
+
+// costShare is the operator's own cost as a share of the plan's cost.
+func costShare(q *plan.QueryPlan, n *plan.RelOp) float64 {
+	total := q.Cost()
+	if total <= 0 {
+		return 0
+	}
+	s := n.OwnCost() / total
+	if s > 1 {
+		return 1
+	}
+	return s
+}
+
+// subtreeShare is the operator's subtree cost as a share of the plan's cost.
+func subtreeShare(q *plan.QueryPlan, n *plan.RelOp) float64 {
+	total := q.Cost()
+	if total <= 0 {
+		return 0
+	}
+	return math.Min(1, n.SubtreeCost/total)
+}
+
+// objectName renders "schema.table" or "schema.table.index" for messages.
+func objectName(o plan.ObjectRef) string {
+	name := o.TableName(false)
+	if o.Index != "" {
+		name += "." + o.Index
+	}
+	return name
+}
+
+// objectEvidence describes an object for Finding.Evidence.
+func objectEvidence(o plan.ObjectRef) map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]string{"database": o.Database, "schema": o.Schema, "table": o.Table, "index": o.Index, "index_kind": o.IndexKind} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// columnNames lists the columns' names (without table prefixes).
+func columnNames(cols []plan.ColumnRef) []string {
+	out := make([]string, 0, len(cols))
+	for _, c := range cols {
+		out = append(out, c.Column)
+	}
+	return out
+}
+
+// uniqueFold removes case-insensitive duplicates, keeping the first spelling.
+func uniqueFold(names []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		k := strings.ToLower(n)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// containsFold reports whether list holds name, ignoring case.
+func containsFold(list []string, name string) bool {
+	for _, s := range list {
+		if strings.EqualFold(s, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// actualOrEstimated returns the actual total when the operator ran with
+// runtime counters, else the estimate, and which one it is.
+func actualOrEstimated(actual func(*plan.RunTime) float64, n *plan.RelOp, est float64) (float64, string) {
+	if n.RunTime != nil {
+		return actual(n.RunTime), "actual"
+	}
+	return est, "estimated"
+}
+
+// executions of an operator: actual when known, else estimated.
+func executions(n *plan.RelOp) (float64, string) {
+	return actualOrEstimated(func(rt *plan.RunTime) float64 { return float64(rt.ActualExecutions) }, n, n.EstimatedExecutions())
+}
+
+// rowsOut is the operator's output rows over all executions.
+func rowsOut(n *plan.RelOp) (float64, string) {
+	return actualOrEstimated(func(rt *plan.RunTime) float64 { return float64(rt.ActualRows) }, n, n.EstimatedRowsAllExecutions())
+}
+
+// passThrough reports operators that hand their input on row by row
+// without changing which table it comes from.
+func passThrough(n *plan.RelOp) bool {
+	switch n.PhysicalOp {
+	case "Compute Scalar", "Filter", "Parallelism", "Segment", "Sequence Project", "Top", "Bitmap":
+		return true
+	}
+	return false
+}
+
+// singleTableSource follows pass-through operators below n and returns the
+// seek or scan that feeds it when the input comes from one table access with
+// no join in between.
+func singleTableSource(n *plan.RelOp) *plan.RelOp {
+	for cur := n; cur != nil; {
+		if cur.Access != nil && len(cur.Children) == 0 {
+			return cur
+		}
+		if len(cur.Children) != 1 || (cur != n && !passThrough(cur)) {
+			return nil
+		}
+		cur = cur.Children[0]
+	}
+	return nil
+}
+
+// lookupOuterAccess finds, for a Key or RID Lookup, the seek or scan on the
+// same table in the outer input of the Nested Loops join that drives it.
+func lookupOuterAccess(lookup *plan.RelOp) *plan.RelOp {
+	child := lookup
+	for p := lookup.Parent; p != nil; child, p = p, p.Parent {
+		if p.PhysicalOp != "Nested Loops" {
+			if passThrough(p) {
+				continue
+			}
+			return nil
+		}
+		if len(p.Children) < 2 || p.Children[0] == child {
+			continue
+		}
+		target := lookup.Access.Object()
+		var found *plan.RelOp
+		p.Children[0].Walk(func(n *plan.RelOp) bool {
+			if found != nil {
+				return false
+			}
+			if n.Access != nil && !n.IsLookup() && n.Access.Object().SameTable(target) {
+				found = n
+				return false
+			}
+			return true
+		})
+		return found
+	}
+	return nil
+}
+
+// findTable resolves a plan object in the catalog.
+func findTable(cat *catalog.Catalog, o plan.ObjectRef) *catalog.Table {
+	if cat == nil || o.Table == "" {
+		return nil
+	}
+	return cat.FindTable(o.Database, o.Schema, o.Table)
+}
+
+// databaseOf returns the catalog settings of the object's database (or of
+// the only database known when the plan does not name one).
+func databaseOf(cat *catalog.Catalog, o plan.ObjectRef) *catalog.Database {
+	if cat == nil {
+		return nil
+	}
+	if o.Database != "" {
+		return cat.FindDatabase(o.Database)
+	}
+	if len(cat.Databases) == 1 {
+		return cat.Databases[0]
+	}
+	return nil
+}
+
+// accessedObjects lists the distinct tables the plan reads or writes, with
+// the operators that touch each.
+func accessedTables(q *plan.QueryPlan) []tableAccess {
+	var out []tableAccess
+	for _, n := range q.Nodes {
+		for _, o := range n.Objects() {
+			if o.Table == "" {
+				continue
+			}
+			found := false
+			for i := range out {
+				if out[i].Object.SameTable(o) {
+					out[i].Nodes = append(out[i].Nodes, n)
+					found = true
+					break
+				}
+			}
+			if !found {
+				out = append(out, tableAccess{Object: o, Nodes: []*plan.RelOp{n}})
+			}
+		}
+	}
+	return out
+}
+
+type tableAccess struct {
+	Object plan.ObjectRef
+	Nodes  []*plan.RelOp
+}
+
+// readsIndex reports whether any operator of the plan reads or writes the
+// named index of the table.
+func readsIndex(q *plan.QueryPlan, table plan.ObjectRef, index string) bool {
+	for _, n := range q.Nodes {
+		for _, o := range n.Objects() {
+			if o.SameTable(table) && strings.EqualFold(o.Index, index) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isWrite reports whether the operator inserts, updates or deletes rows.
+func isWrite(n *plan.RelOp) bool {
+	switch n.LogicalOp {
+	case "Insert", "Update", "Delete", "Merge":
+		return n.Access != nil
+	}
+	return false
+}
+
+// quoteList renders names as "a, b and c".
+func quoteList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// plural returns word with an "s" unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

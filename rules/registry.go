@@ -1,0 +1,18 @@
+package rules
+
+// All returns every rule in code order. Codes are stable and never reused.
+func All() []*Rule {
+	return []*Rule{
+		UnmatchedIndexes,
+		KeyLookup,
+		ResidualSort,
+		RowEstimateSkew,
+		SetOptions,
+		FilteredIndexHint,
+		FilteredIndexParameterized,
+		FilteredIndexMissingFilterColumn,
+		FilteredIndexUnusedLiteral,
+		QueueClaimNotAtomic,
+		FilterDefinitionUnparsed,
+	}
+}

@@ -1,0 +1,150 @@
+// Package rules holds planlint's analyzers. Each rule is a value with a
+// stable code, a kebab-case name, a default severity, a doc page and a run
+// function that reports findings through a Pass. Rules are pure functions of
+// a plan statement plus optional catalog facts.
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/plan"
+)
+
+// Severity orders findings; the zero value is not a valid severity.
+type Severity int
+
+// Severities, lowest first.
+const (
+	Info Severity = iota + 1
+	Warning
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// MarshalText renders the severity as "error", "warning" or "info".
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses "error", "warning" or "info".
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity parses a severity name (case-insensitive; "note" is an
+// alias of info as in SARIF).
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "error":
+		return Error, nil
+	case "warning", "warn":
+		return Warning, nil
+	case "info", "note":
+		return Info, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
+}
+
+// Rule is one analyzer.
+type Rule struct {
+	Code     string   // stable code, e.g. "PL102"; never reused
+	Name     string   // kebab-case name used in JSON, config and suppressions
+	Severity Severity // the highest severity the rule reports by default
+	Summary  string   // one line
+	// Catalog reports whether the rule needs catalog facts; without them it
+	// does not run.
+	Catalog bool
+	Params  []Param
+	Doc     Doc
+	Run     func(*Pass)
+}
+
+// Param is a tunable threshold of a rule.
+type Param struct {
+	Name    string
+	Default float64
+	Help    string
+}
+
+// Doc is a rule's documentation, in Markdown fragments.
+type Doc struct {
+	Problem     string // why it hurts
+	Evidence    string // how the plan shows it
+	Example     string // T-SQL and plan excerpt
+	Fix         string
+	FalseAlarms string // when it is not a problem / when to suppress
+	References  []string
+}
+
+// Finding is one problem found in a plan.
+type Finding struct {
+	Rule        string   `json:"rule"`
+	Code        string   `json:"code"`
+	Severity    Severity `json:"severity"`
+	Batch       int      `json:"batch"`
+	StatementID int      `json:"statement_id"`
+	NodeID      *int     `json:"node_id"`
+	Message     string   `json:"message"`
+	Fix         string   `json:"fix,omitempty"`
+	// Evidence holds the figures behind the finding (JSON-friendly values).
+	Evidence map[string]any `json:"evidence,omitempty"`
+}
+
+// Node returns a pointer to id, for Finding.NodeID.
+func Node(id int) *int { return &id }
+
+// Pass carries what a rule sees for one statement.
+type Pass struct {
+	Rule      *Rule
+	Document  *plan.Document
+	Statement *plan.Statement
+	// Catalog is nil when no catalog facts are known.
+	Catalog *catalog.Catalog
+
+	params   map[string]float64
+	findings []Finding
+}
+
+// Param returns the configured value of one of the rule's parameters.
+func (p *Pass) Param(name string) float64 {
+	if v, ok := p.params[name]; ok {
+		return v
+	}
+	for _, d := range p.Rule.Params {
+		if d.Name == name {
+			return d.Default
+		}
+	}
+	panic(fmt.Sprintf("rule %s has no parameter %q", p.Rule.Name, name))
+}
+
+// Report records a finding; rule, code, batch and statement are filled in.
+func (p *Pass) Report(f Finding) {
+	f.Rule = p.Rule.Name
+	f.Code = p.Rule.Code
+	f.Batch = p.Statement.Batch
+	f.StatementID = p.Statement.ID
+	if f.Severity == 0 {
+		f.Severity = p.Rule.Severity
+	}
+	p.findings = append(p.findings, f)
+}
+
+// Plans returns the statement's plans (its QueryPlan and cursor operations).
+func (p *Pass) Plans() []plan.LabeledPlan { return p.Statement.Plans() }
