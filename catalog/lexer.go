@@ -43,9 +43,10 @@ func (t token) isPunct(p string) bool {
 	return t.kind == tokPunct && t.text == p
 }
 
-// isName reports whether t can name an object or column.
+// isName reports whether t can name an object or column: a quoted name
+// that is not empty, or a plain one that is not a reserved keyword.
 func (t token) isName() bool {
-	return t.kind == tokQuoted || (t.kind == tokIdent && !isReserved(t.text))
+	return t.kind == tokQuoted && t.value != "" || t.kind == tokIdent && !isReserved(t.text)
 }
 
 // lexer splits T-SQL text into tokens. Comments (-- and nested /* */) and

@@ -46,8 +46,8 @@ func TestCompareLiterals(t *testing.T) {
 		{"'10:00'", "'09:00'", 1, true},
 		{"'0042'", "'0041'", 1, true},
 		{"'2024-01-01'", "'2024-01-01 00:00:00.0000000'", -1, false}, // shapes differ
-		{"'991231'", "'000101'", 1, false},                             // yymmdd: century depends on the cutoff
-		{"'-5'", "'-3'", 1, false},                                     // negative numbers order the other way
+		{"'991231'", "'000101'", 1, false},                           // yymmdd: century depends on the cutoff
+		{"'-5'", "'-3'", 1, false},                                   // negative numbers order the other way
 		{"'1e-5'", "'1e-3'", 1, false},
 		{"'01/02/2024'", "'12/01/2023'", -1, false}, // not ISO
 		{"'00000000-0000-0000-0000-000000000001'", "'00000000-0000-0000-0000-000000000002'", -1, false},

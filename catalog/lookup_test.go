@@ -37,7 +37,7 @@ func queueCatalog() *Catalog {
 func TestFindTable(t *testing.T) {
 	c := queueCatalog()
 	tests := []struct {
-		db, schema, table string
+		db, schema, table  string
 		wantDB, wantSchema string // empty wantSchema: want nil
 	}{
 		{"Shop", "dbo", "Work", "Shop", "dbo"},
