@@ -64,7 +64,7 @@ type lexer struct {
 // construct, with tokError (whose text says what is unterminated).
 func lex(src string, batches bool) []token {
 	lx := &lexer{src: src, batches: batches, lineStart: true}
-	var toks []token
+	toks := make([]token, 0, len(src)/4+2) // scripts average a token per 5 or 6 bytes
 	for {
 		t := lx.next()
 		toks = append(toks, t)
