@@ -241,9 +241,8 @@ func (o objectName) String() string {
 	return o.schema + "." + o.name
 }
 
-// parseObjectName parses a one- to three-part name; db..name leaves the
-// schema empty. The schema defaults to dbo, and temporary tables live in
-// tempdb.
+// parseObjectName parses a one- to three-part name (db..name included).
+// The schema defaults to dbo, and temporary tables live in tempdb.
 func (p *scriptParser) parseObjectName(what, expectation string) (objectName, error) {
 	first := p.cur()
 	parts := []string{""}

@@ -20,8 +20,9 @@ func (e *FilterSyntaxError) Error() string {
 	return fmt.Sprintf("at offset %d, %q: %s", e.Offset, e.Part, e.Reason)
 }
 
-// maxFilterNesting bounds parenthesis nesting, which keeps parsing linear
-// and the recursion shallow on hostile input.
+// maxFilterNesting bounds parenthesis nesting, which bounds the cost of
+// reading each "(" both ways and keeps the recursion shallow on hostile
+// input.
 const maxFilterNesting = 100
 
 const allowedOps = "=, <>, !=, >, >=, !>, <, <=, !<, IN or IS [NOT] NULL"
@@ -30,7 +31,8 @@ const allowedOps = "=, <>, !=, >, >=, !>, <, <=, !<, IN or IS [NOT] NULL"
 // CREATE INDEX ("Status = 0", with or without WHERE) or as SQL Server
 // stores it in sys.indexes.filter_definition ("([Status]=(0))"). The
 // result is the AND of its conjuncts; an OR of equality tests on one
-// column (how SQL Server stores IN) becomes one IN conjunct. Anything
+// column (how SQL Server stores IN) becomes one IN conjunct, and a
+// CONVERT or CAST of a constant is kept whole as the value. Anything else
 // outside the CREATE INDEX filter grammar is an error, never a guess.
 func ParseFilter(text string) (*Filter, error) {
 	p := &filterParser{src: text, toks: lex(text, false)}
