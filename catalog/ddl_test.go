@@ -378,6 +378,9 @@ CREATE OR ALTER VIEW v AS SELECT 1 AS a
 GO
 ALTER FUNCTION f() RETURNS TABLE AS RETURN (SELECT 1 AS a)
 go
+CREATE TYPE dbo.IdList AS TABLE (Id int PRIMARY KEY, INDEX ix (Id));
+CREATE STATISTICS st ON dbo.kept (a) WHERE a > 0;
+CREATE PRIMARY XML INDEX px ON dbo.Docs (Body);
 CREATE TABLE kept (a int)`,
 			want: []string{"table .dbo.kept", "col a int 4"},
 		},
