@@ -1,0 +1,43 @@
+// Package tdstest is an in-process SQL Server impostor for tests: a small
+// server that speaks the real TDS 7.4 protocol over loopback TCP, so code
+// using github.com/microsoft/go-mssqldb can be tested through the real
+// driver and database/sql without a SQL Server.
+//
+// # What it emulates
+//
+//   - PRELOGIN (answering ENCRYPTION=NOT_SUP, so encrypt=disable and DSNs
+//     without an encrypt parameter both work) and LOGIN7 with SQL
+//     authentication, including an optional password check and configurable
+//     login failure (error 18456). The login reply has SQL Server's token
+//     order and negotiates the client's packet size.
+//   - SQL batches, RPCs (sp_executesql by id or by name, any procedure by
+//     name) with their parameters decoded, Transaction Manager requests
+//     (begin, commit, rollback), ATTENTION, and RESETCONNECTION.
+//   - A session per connection: SHOWPLAN_XML, STATISTICS XML, the seven SET
+//     options that govern filtered indexes (seeded with the fODBC login
+//     defaults), NOCOUNT, XACT_ABORT, the current database and @@TRANCOUNT.
+//     The server runs batches made only of SET, BEGIN TRAN, COMMIT,
+//     ROLLBACK, IF @@TRANCOUNT > 0 ROLLBACK, USE and SELECT 1 itself, and
+//     rejects SET SHOWPLAN_XML mixed with other statements (error 1067).
+//   - Everything else is answered by a Handler supplied by the test, given
+//     the session state and the parsed request, with a Response built from
+//     typed result sets, row counts, errors and INFO messages. The server
+//     frames it for the request: DONE per statement in a batch; DONEINPROC,
+//     RETURNSTATUS and DONEPROC in an RPC. Responses can be delayed (an
+//     ATTENTION cuts the delay short) or cut off mid-stream.
+//   - Every message is recorded with the session state it ran under;
+//     protocol errors and requests no handler answered are recorded too, and
+//     Start fails the test on either.
+//
+// # What it does not emulate
+//
+// It runs no SQL: apart from the session statements above, answers come
+// only from the handler. There is no TLS (so no encrypt=true or strict), no
+// integrated, Azure AD or Always Encrypted authentication, no MARS, no
+// batched RPCs in one message, no cursors or prepared-statement handles,
+// no RETURNVALUE tokens for OUTPUT parameters, and no TVP, UDT, xml or
+// sql_variant parameters. Wire details that real servers were not observed
+// to send (CurCmd values of SET statements, whether an RPC under
+// SHOWPLAN_XML returns a plan, the DONE bits after a plan) are choices
+// documented where they are made, and a handler can pick either variant.
+package tdstest

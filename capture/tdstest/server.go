@@ -1,0 +1,854 @@
+package tdstest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Handler decides the response to a batch or RPC the server does not run
+// itself. s is the session state the request runs under. Returning nil
+// leaves the request unhandled: the client gets an error and the request is
+// recorded in Unhandled. Handlers run on connection goroutines and must be
+// safe for concurrent use when several connections are open.
+type Handler func(s Session, r *Request) *Response
+
+// Config configures a Server.
+type Config struct {
+	// Handler answers requests; nil leaves every non-session request unhandled.
+	Handler Handler
+	// User and Password are what DSN puts in the connection string
+	// (User defaults to "sa"). A non-empty Password is also enforced: a login
+	// with another password fails with error 18456.
+	User     string
+	Password string
+	// RejectLogin, when set, fails the logins for which it returns true
+	// (error 18456), after the password check.
+	RejectLogin func(Login) bool
+	// Database is the database a login lands in when it names none
+	// (default "master").
+	Database string
+	// Databases, when non-empty, lists the databases that exist; USE or a
+	// login naming another fails as SQL Server does (911, 4060).
+	Databases []string
+	// ServerName appears in ERROR and INFO tokens (default "tdstest").
+	ServerName string
+}
+
+// ProtocolError is a malformed or unexpected client message, or a response
+// the server could not send as built.
+type ProtocolError struct {
+	Conn int
+	Seq  int // recorded request it belongs to, 0 if none
+	Err  string
+}
+
+func (e ProtocolError) Error() string {
+	if e.Seq > 0 {
+		return fmt.Sprintf("conn %d, request %d: %s", e.Conn, e.Seq, e.Err)
+	}
+	return fmt.Sprintf("conn %d: %s", e.Conn, e.Err)
+}
+
+// Server is an in-process SQL Server impostor speaking TDS 7.4 over
+// loopback TCP.
+type Server struct {
+	cfg    Config
+	ln     net.Listener
+	wg     sync.WaitGroup
+	closed chan struct{}
+	once   sync.Once
+
+	mu        sync.Mutex
+	conns     map[int]*conn
+	nextConn  int
+	nextTran  uint64
+	requests  []Request
+	unhandled []int // indexes into requests
+	protoErrs []ProtocolError
+}
+
+// NewServer starts a server listening on 127.0.0.1 at a free port.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.User == "" {
+		cfg.User = "sa"
+	}
+	if cfg.Database == "" {
+		cfg.Database = "master"
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = "tdstest"
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("tdstest: listen: %w", err)
+	}
+	s := &Server{cfg: cfg, ln: ln, closed: make(chan struct{}), conns: map[int]*conn{}, nextTran: 0x1_0000_0000}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Start starts a server for a test and closes it at cleanup, failing the
+// test if any protocol error or unhandled request was recorded.
+func Start(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	s, err := NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		for _, e := range s.ProtocolErrors() {
+			t.Errorf("tdstest protocol error: %v", e)
+		}
+		for _, r := range s.Unhandled() {
+			t.Errorf("tdstest unhandled request: conn %d, request %d: %s", r.Conn, r.Seq, r.Describe())
+		}
+	})
+	return s
+}
+
+// Addr is the host:port the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// DSN returns a sqlserver:// connection string for go-mssqldb with the
+// configured user and password and the given extra parameters, e.g.
+// url.Values{"encrypt": {"disable"}, "packet size": {"512"}}.
+func (s *Server) DSN(params url.Values) string {
+	u := url.URL{Scheme: "sqlserver", Host: s.Addr(), RawQuery: params.Encode()}
+	if s.cfg.Password != "" {
+		u.User = url.UserPassword(s.cfg.User, s.cfg.Password)
+	} else {
+		u.User = url.User(s.cfg.User)
+	}
+	return u.String()
+}
+
+// Close stops accepting, closes every connection and waits for all server
+// goroutines to finish. It is safe to call more than once.
+func (s *Server) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.closed)
+		err = s.ln.Close()
+		s.mu.Lock()
+		for _, c := range s.conns {
+			c.close()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+	return err
+}
+
+// Requests returns a copy of every recorded message, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// Unhandled returns copies of the requests no handler answered.
+func (s *Server) Unhandled() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.unhandled))
+	for i, idx := range s.unhandled {
+		out[i] = s.requests[idx].clone()
+	}
+	return out
+}
+
+// ProtocolErrors returns the protocol errors recorded so far.
+func (s *Server) ProtocolErrors() []ProtocolError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ProtocolError(nil), s.protoErrs...)
+}
+
+// Session returns the current state of an open connection.
+func (s *Server) Session(connID int) (Session, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.conns[connID]
+	if !ok {
+		return Session{}, false
+	}
+	return c.sess, true
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			select {
+			case <-s.closed:
+			default:
+				s.protocolError(0, 0, fmt.Sprintf("accept: %v", err))
+			}
+			return
+		}
+		s.mu.Lock()
+		select {
+		case <-s.closed:
+			s.mu.Unlock()
+			nc.Close()
+			return
+		default:
+		}
+		s.nextConn++
+		c := newConn(s, nc, s.nextConn)
+		s.conns[c.id] = c
+		s.wg.Add(2)
+		s.mu.Unlock()
+		go c.readLoop()
+		go c.serve()
+	}
+}
+
+func (s *Server) protocolError(connID, seq int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.protoErrs = append(s.protoErrs, ProtocolError{Conn: connID, Seq: seq, Err: msg})
+}
+
+// record appends a request, numbering it, and returns its sequence number.
+func (s *Server) record(r *Request) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.Seq = len(s.requests) + 1
+	s.requests = append(s.requests, r.clone())
+	return r.Seq
+}
+
+func (s *Server) markUnhandled(seq int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unhandled = append(s.unhandled, seq-1)
+}
+
+func (s *Server) newTranID() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextTran++
+	return s.nextTran
+}
+
+func (s *Server) databaseExists(name string) bool {
+	if len(s.cfg.Databases) == 0 {
+		return true
+	}
+	for _, d := range s.cfg.Databases {
+		if strings.EqualFold(d, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// readResult is one message (or the read error that ended the stream).
+type readResult struct {
+	msg message
+	err error
+}
+
+// conn is one client connection. serve owns the session; readLoop feeds it
+// messages so that an ATTENTION can arrive while a reply is delayed.
+type conn struct {
+	srv        *Server
+	nc         net.Conn
+	id         int
+	msgs       chan readResult
+	done       chan struct{}
+	closeOnce  sync.Once
+	packetSize int
+	state      connState
+	login      Login
+	loginSess  Session // state right after login, restored by RESETCONNECTION
+	tranID     uint64
+	sess       Session // guarded by srv.mu for readers outside serve
+}
+
+type connState int
+
+const (
+	stateNew connState = iota
+	statePrelogged
+	stateReady
+)
+
+func newConn(s *Server, nc net.Conn, id int) *conn {
+	return &conn{srv: s, nc: nc, id: id, msgs: make(chan readResult), done: make(chan struct{}), packetSize: 4096}
+}
+
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.nc.Close()
+	})
+}
+
+func (c *conn) readLoop() {
+	defer c.srv.wg.Done()
+	for {
+		m, err := readMessage(c.nc)
+		select {
+		case c.msgs <- readResult{m, err}:
+		case <-c.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// next waits for the next message; ok is false when the connection is over.
+func (c *conn) next() (message, bool) {
+	select {
+	case rr := <-c.msgs:
+		if rr.err != nil {
+			c.readFailed(rr.err)
+			return message{}, false
+		}
+		return rr.msg, true
+	case <-c.done:
+		return message{}, false
+	}
+}
+
+// readFailed records read errors that are the client's fault; a client that
+// simply hangs up, or a connection the server closed, is not an error.
+func (c *conn) readFailed(err error) {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	var ne net.Error
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
+		return
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return
+	}
+	c.srv.protocolError(c.id, 0, err.Error())
+}
+
+func (c *conn) serve() {
+	defer c.srv.wg.Done()
+	defer func() {
+		c.close()
+		c.srv.mu.Lock()
+		delete(c.srv.conns, c.id)
+		c.srv.mu.Unlock()
+	}()
+	for {
+		m, ok := c.next()
+		if !ok {
+			return
+		}
+		if !c.handle(m) {
+			return
+		}
+	}
+}
+
+// write sends a reply body split into packets.
+func (c *conn) write(body []byte) bool {
+	_, err := c.nc.Write(packetize(packetReply, body, c.packetSize))
+	return err == nil
+}
+
+func (c *conn) setSession(s Session) {
+	c.srv.mu.Lock()
+	c.sess = s
+	c.srv.mu.Unlock()
+}
+
+// handle processes one message; false ends the connection.
+func (c *conn) handle(m message) bool {
+	switch c.state {
+	case stateNew:
+		if m.typ != packetPrelogin {
+			c.srv.protocolError(c.id, 0, fmt.Sprintf("expected PRELOGIN (0x12), got packet type 0x%02X", m.typ))
+			return false
+		}
+		return c.prelogin(m)
+	case statePrelogged:
+		if m.typ != packetLogin7 {
+			c.srv.protocolError(c.id, 0, fmt.Sprintf("expected LOGIN7 (0x10) after PRELOGIN, got packet type 0x%02X", m.typ))
+			return false
+		}
+		return c.loginRequest(m)
+	}
+	switch m.typ {
+	case packetSQLBatch, packetRPC, packetTransMgr:
+		return c.request(m)
+	case packetAttention:
+		req := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, Raw: m.body}
+		c.srv.record(&req)
+		var w writer
+		w.done(tokenDone, DoneAttn, CmdNone, 0)
+		return c.write(w.buf)
+	}
+	c.srv.protocolError(c.id, 0, fmt.Sprintf("unexpected packet type 0x%02X after login", m.typ))
+	return false
+}
+
+func (c *conn) prelogin(m message) bool {
+	p, err := parsePrelogin(m.body)
+	req := Request{Conn: c.id, Kind: KindPrelogin, Raw: m.body}
+	if err == nil {
+		req.Prelogin = &p
+	}
+	seq := c.srv.record(&req)
+	if err != nil {
+		c.srv.protocolError(c.id, seq, err.Error())
+		return false
+	}
+	c.state = statePrelogged
+	return c.write(preloginReply())
+}
+
+func (c *conn) loginRequest(m message) bool {
+	l, err := parseLogin7(m.body)
+	req := Request{Conn: c.id, Kind: KindLogin, Raw: m.body}
+	if err == nil {
+		req.Login = &l
+	}
+	seq := c.srv.record(&req)
+	if err != nil {
+		c.srv.protocolError(c.id, seq, err.Error())
+		return false
+	}
+	cfg := &c.srv.cfg
+	fail := func(msg Message) bool {
+		var w writer
+		w.message(tokenError, msg, cfg.ServerName)
+		w.done(tokenDone, DoneError, CmdNone, 0)
+		c.write(w.buf)
+		return false
+	}
+	switch {
+	case l.IntegratedSecurity || l.SSPILength > 0:
+		msg := ErrLoginFailed(l.UserName)
+		msg.Text += " This server accepts SQL authentication only."
+		return fail(msg)
+	case l.FeatureExt:
+		msg := ErrLoginFailed(l.UserName)
+		msg.Text += " This server does not support LOGIN7 feature extensions (Always Encrypted, Azure AD)."
+		return fail(msg)
+	case cfg.Password != "" && l.Password != cfg.Password:
+		return fail(ErrLoginFailed(l.UserName))
+	case cfg.RejectLogin != nil && cfg.RejectLogin(l):
+		return fail(ErrLoginFailed(l.UserName))
+	}
+	db := l.Database
+	if db == "" {
+		db = cfg.Database
+	}
+	if !c.srv.databaseExists(db) {
+		return fail(errCannotOpenDatabase(db))
+	}
+	size := int(l.PacketSize)
+	switch {
+	case size == 0:
+		size = 4096
+	case size < 512:
+		size = 512
+	case size > 32767:
+		size = 32767
+	}
+	sess := Session{Conn: c.id, User: l.UserName, AppName: l.AppName, HostName: l.HostName, PacketSize: size, Database: db}
+	if l.ODBC {
+		sess.Options = ODBCDefaults
+	}
+	c.login, c.loginSess, c.state = l, sess, stateReady
+	c.setSession(sess)
+
+	var w writer
+	w.envChangeStrings(envDatabase, db, "master")
+	w.message(tokenInfo, changedDatabase(db), cfg.ServerName)
+	w.envCollationChange()
+	w.envChangeStrings(envLanguage, "us_english", "")
+	w.message(tokenInfo, changedLanguage(), cfg.ServerName)
+	w.loginAck()
+	w.envPacketSizeChange(size)
+	w.done(tokenDone, 0, CmdNone, 0)
+	ok := c.write(w.buf)
+	c.packetSize = size
+	return ok
+}
+
+// request handles a batch, RPC or Transaction Manager request.
+func (c *conn) request(m message) bool {
+	req := Request{Conn: c.id, Reset: m.status&(statusResetConnection|statusResetConnectionSkip) != 0, Raw: m.body}
+	var prefix writer
+	if req.Reset {
+		c.reset(&prefix, m.status&statusResetConnectionSkip != 0)
+	}
+	req.Session = c.sess
+	var parseErr error
+	switch m.typ {
+	case packetSQLBatch:
+		req.Kind = KindBatch
+		req.SQL, req.TransactionID, parseErr = parseBatch(m.body)
+	case packetRPC:
+		req.Kind = KindRPC
+		var call rpcCall
+		call, parseErr = parseRPC(m.body)
+		req.Proc, req.ProcID, req.Params, req.TransactionID = call.proc, call.procID, call.params, call.tranID
+		if isExecuteSQL(call) {
+			req.SQL, req.ParamDecl = executeSQLText(call.params)
+		}
+	case packetTransMgr:
+		req.Kind = KindTransaction
+		var t Transaction
+		t, req.TransactionID, parseErr = parseTransMgr(m.body)
+		req.Transaction = &t
+	}
+	seq := c.srv.record(&req)
+	if parseErr != nil {
+		c.srv.protocolError(c.id, seq, parseErr.Error())
+		return false
+	}
+
+	w := prefix
+	switch req.Kind {
+	case KindTransaction:
+		c.transaction(&w, &req)
+		return c.write(w.buf)
+	case KindBatch:
+		if c.sessionBatch(&w, req.SQL) {
+			return c.write(w.buf)
+		}
+	}
+	resp := c.callHandler(&req)
+	return c.respond(w, &req, resp)
+}
+
+// callHandler asks the test's handler, turning a panic into a recorded
+// protocol error and nil into an unhandled request.
+func (c *conn) callHandler(req *Request) (resp *Response) {
+	h := c.srv.cfg.Handler
+	if h != nil {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("handler panicked on %s: %v", req.Describe(), p))
+					resp = NewResponse().Error(errBadResponse(fmt.Errorf("handler panicked: %v", p)))
+				}
+			}()
+			arg := req.clone()
+			resp = h(req.Session, &arg)
+		}()
+	}
+	if resp == nil {
+		c.srv.markUnhandled(req.Seq)
+		resp = NewResponse().Error(errUnhandled(req.Describe()))
+	}
+	return resp
+}
+
+// respond sends a handler's response, applying its behaviours.
+func (c *conn) respond(w writer, req *Request, resp *Response) bool {
+	if resp.delay > 0 {
+		timer := time.NewTimer(resp.delay)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-c.done:
+			return false
+		case rr := <-c.msgs:
+			if rr.err != nil {
+				c.readFailed(rr.err)
+				return false
+			}
+			if rr.msg.typ != packetAttention {
+				c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("packet type 0x%02X arrived while the reply to request %d was pending", rr.msg.typ, req.Seq))
+				return false
+			}
+			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, Raw: rr.msg.body}
+			c.srv.record(&att)
+			w.done(tokenDone, DoneAttn, CmdNone, 0)
+			return c.write(w.buf)
+		}
+	}
+	start := len(w.buf)
+	metaEnd, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName)
+	if err != nil {
+		c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("response to %s: %v", req.Describe(), err))
+		w.buf = w.buf[:start]
+		resp = NewResponse().Error(errBadResponse(err))
+		if _, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName); err != nil {
+			return false
+		}
+		return c.write(w.buf)
+	}
+	switch {
+	case resp.closeAfterMetadata && metaEnd >= 0:
+		out := packetize(packetReply, w.buf[:start+metaEnd], c.packetSize)
+		out[len(out)-c.lastPacketLen(start+metaEnd)+1] = 0 // not the end of the message
+		c.nc.Write(out)
+		return false
+	case resp.closeAfterBytes >= 0:
+		out := packetize(packetReply, w.buf, c.packetSize)
+		c.nc.Write(out[:min(resp.closeAfterBytes, len(out))])
+		return false
+	}
+	return c.write(w.buf)
+}
+
+// lastPacketLen is the size of the last packet packetize makes for n body bytes.
+func (c *conn) lastPacketLen(n int) int {
+	payload := c.packetSize - packetHeaderSize
+	last := n % payload
+	if last == 0 && n > 0 {
+		last = payload
+	}
+	return last + packetHeaderSize
+}
+
+// reset applies RESETCONNECTION: the session goes back to its state right
+// after login and the reply starts with the reset acknowledgement.
+func (c *conn) reset(w *writer, keepTran bool) {
+	w.envResetAck()
+	s := c.loginSess
+	if keepTran {
+		s.TranCount = c.sess.TranCount
+	} else if c.sess.TranCount > 0 {
+		w.envChangeBytes(envRollback, nil, tranIDBytes(c.tranID))
+		c.tranID = 0
+	}
+	if !strings.EqualFold(c.sess.Database, s.Database) {
+		w.envChangeStrings(envDatabase, s.Database, c.sess.Database)
+	}
+	c.setSession(s)
+}
+
+func isExecuteSQL(call rpcCall) bool {
+	if call.procID == ProcExecuteSQL {
+		return true
+	}
+	name := strings.ToLower(call.proc)
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.Trim(name, "[]") == "sp_executesql"
+}
+
+// executeSQLText finds sp_executesql's @stmt and @params, by name or position.
+func executeSQLText(params []Param) (stmt, decl string) {
+	for i, p := range params {
+		s, _ := p.Value.(string)
+		switch {
+		case strings.EqualFold(p.Name, "@stmt"), p.Name == "" && i == 0:
+			stmt = s
+		case strings.EqualFold(p.Name, "@params"), p.Name == "" && i == 1:
+			decl = s
+		}
+	}
+	return stmt, decl
+}
+
+// doneList writes statement DONE tokens with DONE_MORE and clears it on
+// the last one when the batch ends.
+type doneList struct{ at []int }
+
+func (d *doneList) add(w *writer, status, cmd uint16, rows uint64, inXact bool) {
+	if inXact {
+		status |= DoneInXact
+	}
+	d.at = append(d.at, len(w.buf))
+	w.done(tokenDone, status|DoneMore, cmd, rows)
+}
+
+func (d *doneList) finish(w *writer) {
+	if len(d.at) == 0 {
+		w.done(tokenDone, 0, CmdNone, 0)
+		return
+	}
+	at := d.at[len(d.at)-1] + 1
+	w.buf[at] &^= byte(DoneMore)
+}
+
+// sessionBatch runs batches made only of session statements, writing the
+// reply. It reports false when the batch is for the handler.
+func (c *conn) sessionBatch(w *writer, sql string) bool {
+	server := c.srv.cfg.ServerName
+	if mentionsShowplanSet(sql) && !showplanAlone(sql) {
+		w.message(tokenError, ErrShowplanNotAlone(), server)
+		w.done(tokenDone, DoneError, CmdNone, 0)
+		return true
+	}
+	stmts, ok := parseSessionBatch(sql)
+	if !ok {
+		return false
+	}
+	s := c.sess
+	var dones doneList
+	fail := func(m Message) {
+		w.message(tokenError, m, server)
+		dones.add(w, DoneError, CmdNone, 0, s.TranCount > 0)
+	}
+	for _, st := range stmts {
+		cmd := CmdSetOff
+		if st.on {
+			cmd = CmdSetOn
+		}
+		switch st.kind {
+		case stmtSet:
+			for _, name := range st.options {
+				switch name {
+				case "NOCOUNT":
+					s.NoCount = st.on
+				case "XACT_ABORT":
+					s.XactAbort = st.on
+				default:
+					*s.Options.field(name) = st.on
+				}
+			}
+			dones.add(w, 0, cmd, 0, s.TranCount > 0)
+		case stmtShowplan:
+			s.ShowplanXML = st.on
+			dones.add(w, 0, cmd, 0, s.TranCount > 0)
+		case stmtStatisticsXML:
+			s.StatisticsXML = st.on
+			dones.add(w, 0, cmd, 0, s.TranCount > 0)
+		case stmtBegin:
+			c.begin(w, &s)
+			dones.add(w, 0, CmdBeginTran, 0, true)
+		case stmtCommit:
+			if s.TranCount == 0 {
+				fail(errNoBeginCommit())
+				continue
+			}
+			c.commit(w, &s)
+			dones.add(w, 0, CmdEndTran, 0, s.TranCount > 0)
+		case stmtRollback:
+			if s.TranCount == 0 {
+				fail(errNoBeginRollback())
+				continue
+			}
+			c.rollback(w, &s)
+			dones.add(w, 0, CmdAbortTran, 0, false)
+		case stmtRollbackIfTran:
+			if s.TranCount > 0 {
+				c.rollback(w, &s)
+			}
+			dones.add(w, 0, CmdAbortTran, 0, false)
+		case stmtUse:
+			if !c.srv.databaseExists(st.name) {
+				fail(errNoDatabase(st.name))
+				continue
+			}
+			w.envChangeStrings(envDatabase, st.name, s.Database)
+			w.message(tokenInfo, changedDatabase(st.name), server)
+			s.Database = st.name
+			dones.add(w, 0, CmdNone, 0, s.TranCount > 0)
+		case stmtSelectOne:
+			rs := NewResultSet(Int("").NotNull()).Row(1)
+			rs.writeMetadata(w)
+			_ = rs.writeRows(w)
+			dones.add(w, DoneCount, CmdSelect, 1, s.TranCount > 0)
+		}
+	}
+	dones.finish(w)
+	c.setSession(s)
+	return true
+}
+
+// showplanAlone reports whether the batch is exactly one SET SHOWPLAN_* ON|OFF.
+func showplanAlone(sql string) bool {
+	toks, ok := lexBatch(sql)
+	if !ok {
+		return false
+	}
+	for len(toks) > 0 && toks[len(toks)-1].up == ";" {
+		toks = toks[:len(toks)-1]
+	}
+	for len(toks) > 0 && toks[0].up == ";" {
+		toks = toks[1:]
+	}
+	return len(toks) == 3 && toks[0].up == "SET" && strings.HasPrefix(toks[1].up, "SHOWPLAN_") &&
+		(toks[2].up == "ON" || toks[2].up == "OFF")
+}
+
+func (c *conn) begin(w *writer, s *Session) {
+	if s.TranCount == 0 {
+		c.tranID = c.srv.newTranID()
+		w.envChangeBytes(envBeginTran, tranIDBytes(c.tranID), nil)
+	}
+	s.TranCount++
+}
+
+func (c *conn) commit(w *writer, s *Session) {
+	s.TranCount--
+	if s.TranCount == 0 {
+		w.envChangeBytes(envCommitTran, nil, tranIDBytes(c.tranID))
+		c.tranID = 0
+	}
+}
+
+func (c *conn) rollback(w *writer, s *Session) {
+	s.TranCount = 0
+	w.envChangeBytes(envRollback, nil, tranIDBytes(c.tranID))
+	c.tranID = 0
+}
+
+// transaction answers a Transaction Manager request as SQL Server does:
+// ENVCHANGE 8 for a begin, 9 for a commit, 10 for a rollback, then DONE.
+func (c *conn) transaction(w *writer, req *Request) {
+	s := c.sess
+	t := req.Transaction
+	server := c.srv.cfg.ServerName
+	ok := true
+	switch t.Op {
+	case "begin":
+		c.begin(w, &s)
+	case "commit", "rollback":
+		switch {
+		case s.TranCount == 0 && t.Op == "commit":
+			w.message(tokenError, errNoBeginCommit(), server)
+			ok = false
+		case s.TranCount == 0:
+			w.message(tokenError, errNoBeginRollback(), server)
+			ok = false
+		case t.Op == "commit":
+			c.commit(w, &s)
+		default:
+			c.rollback(w, &s)
+		}
+		if ok && t.BeginNew {
+			c.begin(w, &s)
+		}
+	case "save":
+	default:
+		c.srv.markUnhandled(req.Seq)
+		w.message(tokenError, errUnhandled(fmt.Sprintf("transaction manager request type %d", t.Type)), server)
+		ok = false
+	}
+	status := uint16(0)
+	if !ok {
+		status |= DoneError
+	}
+	if s.TranCount > 0 {
+		status |= DoneInXact
+	}
+	w.done(tokenDone, status, CmdNone, 0)
+	c.setSession(s)
+}

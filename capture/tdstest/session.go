@@ -1,0 +1,331 @@
+package tdstest
+
+import (
+	"strings"
+	"unicode"
+)
+
+// SetOptions are the session SET options that decide whether a filtered
+// index can be used (and that are part of the plan cache key).
+type SetOptions struct {
+	AnsiNulls            bool
+	AnsiPadding          bool
+	AnsiWarnings         bool
+	ArithAbort           bool
+	ConcatNullYieldsNull bool
+	NumericRoundAbort    bool
+	QuotedIdentifier     bool
+}
+
+// ODBCDefaults are the options SQL Server applies to a login with fODBC set
+// (go-mssqldb always sets it): all ON except ARITHABORT and NUMERIC_ROUNDABORT.
+var ODBCDefaults = SetOptions{
+	AnsiNulls:            true,
+	AnsiPadding:          true,
+	AnsiWarnings:         true,
+	ConcatNullYieldsNull: true,
+	QuotedIdentifier:     true,
+}
+
+// Get returns an option by its T-SQL name (case-insensitive), as
+// SESSIONPROPERTY would, and whether the name is known.
+func (o SetOptions) Get(name string) (on, ok bool) {
+	p := o.field(strings.ToUpper(name))
+	if p == nil {
+		return false, false
+	}
+	return *p, true
+}
+
+func (o *SetOptions) field(upper string) *bool {
+	switch upper {
+	case "ANSI_NULLS":
+		return &o.AnsiNulls
+	case "ANSI_PADDING":
+		return &o.AnsiPadding
+	case "ANSI_WARNINGS":
+		return &o.AnsiWarnings
+	case "ARITHABORT":
+		return &o.ArithAbort
+	case "CONCAT_NULL_YIELDS_NULL":
+		return &o.ConcatNullYieldsNull
+	case "NUMERIC_ROUNDABORT":
+		return &o.NumericRoundAbort
+	case "QUOTED_IDENTIFIER":
+		return &o.QuotedIdentifier
+	}
+	return nil
+}
+
+// Session is the state of one connection. Requests carry a snapshot of it
+// taken when they arrived (after any RESETCONNECTION they asked for).
+type Session struct {
+	Conn          int // connection number, from 1
+	User          string
+	AppName       string
+	HostName      string
+	PacketSize    int
+	Database      string
+	ShowplanXML   bool
+	StatisticsXML bool
+	NoCount       bool
+	XactAbort     bool
+	Options       SetOptions
+	TranCount     int
+}
+
+// sessionStmt is one statement of a batch the server runs itself.
+type sessionStmt struct {
+	kind    stmtKind
+	options []string // upper-case option names for SET
+	on      bool
+	name    string // database for USE
+}
+
+type stmtKind int
+
+const (
+	stmtSet stmtKind = iota
+	stmtShowplan
+	stmtStatisticsXML
+	stmtBegin
+	stmtCommit
+	stmtRollback
+	stmtRollbackIfTran
+	stmtUse
+	stmtSelectOne
+)
+
+// sessionOptionNames are the options SET may name in a session batch.
+var sessionOptionNames = map[string]bool{
+	"ANSI_NULLS": true, "ANSI_PADDING": true, "ANSI_WARNINGS": true, "ARITHABORT": true,
+	"CONCAT_NULL_YIELDS_NULL": true, "NUMERIC_ROUNDABORT": true, "QUOTED_IDENTIFIER": true,
+	"NOCOUNT": true, "XACT_ABORT": true,
+}
+
+// lexToken is a word or punctuation mark of a batch.
+type lexToken struct {
+	up        string // upper-cased text; empty for delimited identifiers
+	text      string // text as typed, without [] or "" delimiters
+	delimited bool
+}
+
+// lexBatch splits T-SQL into words and punctuation, dropping comments. It
+// reports false for string literals or anything else a session batch never
+// holds.
+func lexBatch(sql string) ([]lexToken, bool) {
+	var toks []lexToken
+	rs := []rune(sql)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		switch {
+		case unicode.IsSpace(r):
+			i++
+		case r == '-' && i+1 < len(rs) && rs[i+1] == '-':
+			for i < len(rs) && rs[i] != '\n' {
+				i++
+			}
+		case r == '/' && i+1 < len(rs) && rs[i+1] == '*':
+			depth := 0
+			for i < len(rs) {
+				if rs[i] == '/' && i+1 < len(rs) && rs[i+1] == '*' {
+					depth++
+					i += 2
+				} else if rs[i] == '*' && i+1 < len(rs) && rs[i+1] == '/' {
+					depth--
+					i += 2
+					if depth == 0 {
+						break
+					}
+				} else {
+					i++
+				}
+			}
+			if depth != 0 {
+				return nil, false
+			}
+		case r == '[' || r == '"':
+			end := ']'
+			if r == '"' {
+				end = '"'
+			}
+			j := i + 1
+			var b strings.Builder
+			for ; j < len(rs); j++ {
+				if rs[j] == end {
+					if j+1 < len(rs) && rs[j+1] == end {
+						b.WriteRune(end)
+						j++
+						continue
+					}
+					break
+				}
+				b.WriteRune(rs[j])
+			}
+			if j >= len(rs) {
+				return nil, false
+			}
+			toks = append(toks, lexToken{text: b.String(), delimited: true})
+			i = j + 1
+		case r == '_' || r == '@' || r == '#' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			j := i
+			for j < len(rs) && (rs[j] == '_' || rs[j] == '@' || rs[j] == '#' || rs[j] == '$' || unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
+				j++
+			}
+			word := string(rs[i:j])
+			toks = append(toks, lexToken{up: strings.ToUpper(word), text: word})
+			i = j
+		case strings.ContainsRune(";,>.", r):
+			toks = append(toks, lexToken{up: string(r), text: string(r)})
+			i++
+		default:
+			return nil, false
+		}
+	}
+	return toks, true
+}
+
+// parseSessionBatch recognises batches made only of statements the server
+// runs itself. ok is false when anything else is present.
+func parseSessionBatch(sql string) (stmts []sessionStmt, ok bool) {
+	toks, ok := lexBatch(sql)
+	if !ok {
+		return nil, false
+	}
+	p := &stmtParser{toks: toks}
+	for {
+		for p.accept(";") {
+		}
+		if p.done() {
+			return stmts, len(stmts) > 0
+		}
+		st, ok := p.statement()
+		if !ok {
+			return nil, false
+		}
+		stmts = append(stmts, st)
+	}
+}
+
+// mentionsShowplanSet reports whether sql contains SET SHOWPLAN_XML (or
+// another SHOWPLAN option), which must be alone in its batch.
+func mentionsShowplanSet(sql string) bool {
+	up := strings.ToUpper(sql)
+	fields := strings.FieldsFunc(up, func(r rune) bool {
+		return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	for i := 0; i+1 < len(fields); i++ {
+		if fields[i] == "SET" && strings.HasPrefix(fields[i+1], "SHOWPLAN_") {
+			return true
+		}
+	}
+	return false
+}
+
+type stmtParser struct {
+	toks []lexToken
+	pos  int
+}
+
+func (p *stmtParser) done() bool { return p.pos >= len(p.toks) }
+
+func (p *stmtParser) peek() string {
+	if p.done() {
+		return ""
+	}
+	return p.toks[p.pos].up
+}
+
+func (p *stmtParser) accept(tok string) bool {
+	if p.peek() == tok {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *stmtParser) onOff() (bool, bool) {
+	switch {
+	case p.accept("ON"):
+		return true, true
+	case p.accept("OFF"):
+		return false, true
+	}
+	return false, false
+}
+
+// tranWord accepts an optional TRAN/TRANSACTION/WORK keyword.
+func (p *stmtParser) tranWord() {
+	_ = p.accept("TRAN") || p.accept("TRANSACTION") || p.accept("WORK")
+}
+
+func (p *stmtParser) statement() (sessionStmt, bool) {
+	switch {
+	case p.accept("SET"):
+		return p.set()
+	case p.accept("BEGIN"):
+		if p.accept("TRAN") || p.accept("TRANSACTION") {
+			return sessionStmt{kind: stmtBegin}, true
+		}
+	case p.accept("COMMIT"):
+		p.tranWord()
+		return sessionStmt{kind: stmtCommit}, true
+	case p.accept("ROLLBACK"):
+		p.tranWord()
+		return sessionStmt{kind: stmtRollback}, true
+	case p.accept("IF"):
+		if p.accept("@@TRANCOUNT") && p.accept(">") && p.accept("0") && p.accept("ROLLBACK") {
+			p.tranWord()
+			return sessionStmt{kind: stmtRollbackIfTran}, true
+		}
+	case p.accept("USE"):
+		if p.done() {
+			return sessionStmt{}, false
+		}
+		t := p.toks[p.pos]
+		if !t.delimited && !isWord(t.text) {
+			return sessionStmt{}, false
+		}
+		p.pos++
+		return sessionStmt{kind: stmtUse, name: t.text}, true
+	case p.accept("SELECT"):
+		if p.accept("1") {
+			return sessionStmt{kind: stmtSelectOne}, true
+		}
+	}
+	return sessionStmt{}, false
+}
+
+func isWord(s string) bool {
+	r := []rune(s)
+	return len(r) > 0 && (r[0] == '_' || unicode.IsLetter(r[0]))
+}
+
+func (p *stmtParser) set() (sessionStmt, bool) {
+	switch {
+	case p.accept("SHOWPLAN_XML"):
+		on, ok := p.onOff()
+		return sessionStmt{kind: stmtShowplan, on: on}, ok
+	case p.accept("STATISTICS"):
+		if !p.accept("XML") {
+			return sessionStmt{}, false
+		}
+		on, ok := p.onOff()
+		return sessionStmt{kind: stmtStatisticsXML, on: on}, ok
+	}
+	st := sessionStmt{kind: stmtSet}
+	for {
+		name := p.peek()
+		if !sessionOptionNames[name] {
+			return sessionStmt{}, false
+		}
+		p.pos++
+		st.options = append(st.options, name)
+		if !p.accept(",") {
+			break
+		}
+	}
+	on, ok := p.onOff()
+	st.on = on
+	return st, ok
+}

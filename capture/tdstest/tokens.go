@@ -1,0 +1,146 @@
+package tdstest
+
+import "strconv"
+
+// Token types the server emits. go-mssqldb panics on tokens it does not
+// know, so nothing else is ever written.
+const (
+	tokenReturnStatus byte = 0x79
+	tokenColMetadata  byte = 0x81
+	tokenError        byte = 0xAA
+	tokenInfo         byte = 0xAB
+	tokenLoginAck     byte = 0xAD
+	tokenRow          byte = 0xD1
+	tokenNBCRow       byte = 0xD2
+	tokenEnvChange    byte = 0xE3
+	tokenDone         byte = 0xFD
+	tokenDoneProc     byte = 0xFE
+	tokenDoneInProc   byte = 0xFF
+)
+
+// DONE status bits (MS-TDS 2.2.7.6).
+const (
+	DoneFinal  uint16 = 0x0000
+	DoneMore   uint16 = 0x0001
+	DoneError  uint16 = 0x0002
+	DoneInXact uint16 = 0x0004
+	DoneCount  uint16 = 0x0010
+	DoneAttn   uint16 = 0x0020
+	DoneSrvErr uint16 = 0x0100
+)
+
+// CurCmd values for DONE tokens. They are undocumented; these are the values
+// seen from real servers by other TDS implementations. go-mssqldb only looks at
+// CmdSelect.
+const (
+	CmdNone      uint16 = 0x00
+	CmdSetOn     uint16 = 0xB9
+	CmdSetOff    uint16 = 0xBA
+	CmdSelect    uint16 = 0xC1
+	CmdInsert    uint16 = 0xC3
+	CmdDelete    uint16 = 0xC4
+	CmdUpdate    uint16 = 0xC5
+	CmdAbortTran uint16 = 0xD2
+	CmdBeginTran uint16 = 0xD4
+	CmdEndTran   uint16 = 0xD5
+	CmdExecute   uint16 = 0xE0
+	CmdMerge     uint16 = 0x117
+)
+
+// ENVCHANGE types the server emits; all are ones go-mssqldb parses fully.
+const (
+	envDatabase   byte = 1
+	envLanguage   byte = 2
+	envPacketSize byte = 4
+	envCollation  byte = 7
+	envBeginTran  byte = 8
+	envCommitTran byte = 9
+	envRollback   byte = 10
+	envResetAck   byte = 18
+)
+
+// serverCollation is Latin1_General_CI_AS / SQL_Latin1_General_CP1_CI_AS
+// as SQL Server sends it (LCID 0x0409, flags 0xD0, sort id 0x34).
+var serverCollation = []byte{0x09, 0x04, 0xD0, 0x00, 0x34}
+
+// columnCollation is the collation written in string column metadata.
+var columnCollation = []byte{0x09, 0x04, 0xD0, 0x00, 0x34}
+
+func (w *writer) envChangeStrings(typ byte, newVal, oldVal string) {
+	var body writer
+	body.u8(typ)
+	body.bVarChar(newVal)
+	body.bVarChar(oldVal)
+	w.u8(tokenEnvChange)
+	w.u16(uint16(len(body.buf)))
+	w.raw(body.buf)
+}
+
+func (w *writer) envChangeBytes(typ byte, newVal, oldVal []byte) {
+	w.u8(tokenEnvChange)
+	w.u16(uint16(3 + len(newVal) + len(oldVal)))
+	w.u8(typ)
+	w.u8(byte(len(newVal)))
+	w.raw(newVal)
+	w.u8(byte(len(oldVal)))
+	w.raw(oldVal)
+}
+
+// envCollationChange writes the collation ENVCHANGE: exactly 5 bytes of new
+// value and an empty old value, the only shape go-mssqldb accepts.
+func (w *writer) envCollationChange() {
+	w.envChangeBytes(envCollation, serverCollation, nil)
+}
+
+// envResetAck acknowledges RESETCONNECTION: E3 03 00 12 00 00.
+func (w *writer) envResetAck() { w.envChangeBytes(envResetAck, nil, nil) }
+
+func (w *writer) envPacketSizeChange(size int) {
+	s := strconv.Itoa(size)
+	w.envChangeStrings(envPacketSize, s, s)
+}
+
+func tranIDBytes(id uint64) []byte {
+	var b writer
+	b.u64(id)
+	return b.buf
+}
+
+// message writes an ERROR or INFO token.
+func (w *writer) message(token byte, m Message, server string) {
+	var body writer
+	body.u32(uint32(m.Number))
+	body.u8(m.State)
+	body.u8(m.Class)
+	body.usVarChar(m.Text)
+	body.bVarChar(server)
+	body.bVarChar(m.Proc)
+	body.u32(uint32(m.Line))
+	w.u8(token)
+	w.u16(uint16(len(body.buf)))
+	w.raw(body.buf)
+}
+
+// loginAck writes LOGINACK for TDS 7.4. The TDS version is big-endian.
+func (w *writer) loginAck() {
+	var body writer
+	body.u8(1) // interface: SQL_TSQL
+	body.raw([]byte{0x74, 0x00, 0x00, 0x04})
+	body.bVarChar("Microsoft SQL Server")
+	body.raw([]byte{16, 0, 0x10, 0x8D}) // 16.0.4237
+	w.u8(tokenLoginAck)
+	w.u16(uint16(len(body.buf)))
+	w.raw(body.buf)
+}
+
+func (w *writer) done(token byte, status, curCmd uint16, rows uint64) {
+	w.u8(token)
+	w.u16(status)
+	w.u16(curCmd)
+	w.u64(rows)
+}
+
+func (w *writer) returnStatus(v int32) {
+	w.u8(tokenReturnStatus)
+	w.u32(uint32(v))
+}
