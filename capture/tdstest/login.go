@@ -213,12 +213,3 @@ func deobfuscate(b []byte) []byte {
 	}
 	return out
 }
-
-// obfuscate is the client side of deobfuscate, used to build test messages.
-func obfuscate(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		out[i] = (c<<4 | c>>4) ^ 0xA5
-	}
-	return out
-}

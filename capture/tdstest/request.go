@@ -100,8 +100,12 @@ type Request struct {
 	Transaction   *Transaction
 	Prelogin      *Prelogin
 	Login         *Login
-	// Session is the connection state the request ran under.
+	// Session is the connection state when the request arrived, after any
+	// RESETCONNECTION it asked for: the state it ran under.
 	Session Session
+	// After is the connection state once the request was answered; it
+	// differs from Session for SET, USE and transaction requests.
+	After Session
 	// Raw is the message body as received, without packet headers.
 	Raw []byte
 }

@@ -233,6 +233,13 @@ func (s *Server) record(r *Request) int {
 	return r.Seq
 }
 
+// recordAfter stores the session state a request left behind.
+func (s *Server) recordAfter(seq int, after Session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[seq-1].After = after
+}
+
 func (s *Server) markUnhandled(seq int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -399,7 +406,7 @@ func (c *conn) handle(m message) bool {
 	case packetSQLBatch, packetRPC, packetTransMgr:
 		return c.request(m)
 	case packetAttention:
-		req := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, Raw: m.body}
+		req := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: m.body}
 		c.srv.record(&req)
 		var w writer
 		w.done(tokenDone, DoneAttn, CmdNone, 0)
@@ -479,6 +486,7 @@ func (c *conn) loginRequest(m message) bool {
 	}
 	c.login, c.loginSess, c.state = l, sess, stateReady
 	c.setSession(sess)
+	c.srv.recordAfter(seq, sess)
 
 	var w writer
 	w.envChangeStrings(envDatabase, db, "master")
@@ -521,11 +529,13 @@ func (c *conn) request(m message) bool {
 		t, req.TransactionID, parseErr = parseTransMgr(m.body)
 		req.Transaction = &t
 	}
+	req.After = req.Session
 	seq := c.srv.record(&req)
 	if parseErr != nil {
 		c.srv.protocolError(c.id, seq, parseErr.Error())
 		return false
 	}
+	defer func() { c.srv.recordAfter(seq, c.sess) }()
 
 	w := prefix
 	switch req.Kind {
@@ -582,7 +592,7 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 				c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("packet type 0x%02X arrived while the reply to request %d was pending", rr.msg.typ, req.Seq))
 				return false
 			}
-			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, Raw: rr.msg.body}
+			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: rr.msg.body}
 			c.srv.record(&att)
 			w.done(tokenDone, DoneAttn, CmdNone, 0)
 			return c.write(w.buf)
