@@ -548,12 +548,8 @@ func (t typeInfo) readValue(r *reader) (any, error) {
 
 func (t typeInfo) validValueLen(n int) bool {
 	switch t.id {
-	case tIntN:
-		return n == 1 || n == 2 || n == 4 || n == 8
-	case tBitN:
-		return n == 1
-	case tFltN, tMoneyN, tDateTimeN:
-		return n == 4 || n == 8
+	case tIntN, tBitN, tFltN, tMoneyN, tDateTimeN:
+		return n == t.size
 	case tGUID:
 		return n == 16
 	case tDecimalN, tNumericN:
