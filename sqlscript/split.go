@@ -1,0 +1,368 @@
+package sqlscript
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// batchSpan is a GO-separated region of a script: [start, end) in bytes.
+type batchSpan struct {
+	start, end int
+	repeat     int
+}
+
+// splitBatches splits a script at GO lines: a line holding only GO, an
+// optional repeat count and an optional comment. GO inside a string, comment
+// or quoted identifier is a single token of another kind and never matches.
+// A batch ends where its GO line starts; the next begins on the line after.
+func splitBatches(text string, toks []token, idx *lineIndex) ([]batchSpan, []Diagnostic) {
+	var spans []batchSpan
+	var diags []Diagnostic
+	start := 0
+	for i, t := range toks {
+		if !t.isWord("GO") || !startsLine(toks, i) {
+			continue
+		}
+		repeat, lineEnd, problem, countTok := goLine(text, toks, i)
+		if problem != "" {
+			diags = append(diags, Diagnostic{Range: idx.span(t.Start, lineEnd), Severity: SeverityWarning,
+				Message: "GO is not a batch separator here: " + problem + " (a GO line holds only GO, a repeat count and a comment)"})
+			continue
+		}
+		if countTok != nil {
+			n, err := strconv.Atoi(countTok.Text)
+			if err != nil || n < 1 || n > 2147483647 || strings.ContainsAny(countTok.Text, ".eE") {
+				diags = append(diags, Diagnostic{Range: idx.span(countTok.Start, countTok.End), Severity: SeverityError,
+					Message: fmt.Sprintf("GO count %s must be a whole number from 1 to 2147483647", countTok.Text)})
+				n = 1
+			}
+			repeat = n
+		}
+		spans = append(spans, batchSpan{start: start, end: lineStart(text, t.Start), repeat: repeat})
+		start = lineEnd
+	}
+	spans = append(spans, batchSpan{start: start, end: len(text), repeat: 1})
+	return spans, diags
+}
+
+func hasLineBreak(s string) bool { return strings.ContainsAny(s, "\r\n") }
+
+// startsLine reports whether only whitespace precedes toks[i] on its line.
+func startsLine(toks []token, i int) bool {
+	if i == 0 {
+		return true
+	}
+	p := toks[i-1]
+	return p.Kind == tokSpace && (i == 1 || hasLineBreak(p.Text))
+}
+
+// lineStart returns the offset where the line holding offset starts.
+func lineStart(text string, offset int) int {
+	return strings.LastIndexAny(text[:offset], "\r\n") + 1
+}
+
+// goLine checks the rest of the line after the GO token toks[i]. It returns
+// the offset where the next line starts, the count token if any, and a
+// description of anything that makes the line not a separator.
+func goLine(text string, toks []token, i int) (repeat, next int, problem string, count *token) {
+	repeat = 1
+	j := i + 1
+	sawComment := false
+	for ; j < len(toks); j++ {
+		t := toks[j]
+		switch {
+		case t.Kind == tokSpace:
+			if k := strings.IndexAny(t.Text, "\r\n"); k >= 0 {
+				end := t.Start + k + 1
+				if t.Text[k] == '\r' && k+1 < len(t.Text) && t.Text[k+1] == '\n' {
+					end++
+				}
+				return repeat, end, "", count
+			}
+		case t.Kind == tokLineComment:
+			sawComment = true
+		case t.Kind == tokBlockComment && !hasLineBreak(t.Text) && !t.Unterminated:
+			sawComment = true
+		case t.Kind == tokNumber && count == nil && !sawComment && j > i+1:
+			c := t
+			count = &c
+		default:
+			return repeat, t.End, fmt.Sprintf("unexpected %s after GO", describe(t)), nil
+		}
+	}
+	return repeat, len(text), "", count
+}
+
+// stmtSpan is a statement found by splitStatements: code tokens first..last.
+type stmtSpan struct {
+	first, last int
+	keyword     string
+}
+
+// objectTypes are the words that follow CREATE, ALTER or DROP when the
+// keyword starts a statement of its own (and not ALTER COLUMN, DROP
+// CONSTRAINT, ... inside ALTER TABLE).
+var objectTypes = setOf("TABLE", "INDEX", "VIEW", "PROC", "PROCEDURE", "FUNCTION", "TRIGGER", "DATABASE",
+	"SCHEMA", "LOGIN", "USER", "ROLE", "TYPE", "SEQUENCE", "SYNONYM", "STATISTICS", "ASSEMBLY", "CERTIFICATE",
+	"FULLTEXT", "XML", "SERVER", "ENDPOINT", "EVENT", "PARTITION", "QUEUE", "SERVICE", "CONTRACT", "MESSAGE",
+	"ROUTE", "CREDENTIAL", "AVAILABILITY", "RESOURCE", "WORKLOAD", "EXTERNAL", "MASTER", "SYMMETRIC",
+	"ASYMMETRIC", "DEFAULT", "RULE", "APPLICATION", "SECURITY", "AUDIT", "UNIQUE", "CLUSTERED", "NONCLUSTERED",
+	"SPATIAL", "OR", "AGGREGATE", "BROKER", "REMOTE", "SEARCH", "SELECTIVE", "PRIMARY", "COLUMNSTORE", "CRYPTOGRAPHIC",
+	"DATABASE", "LANGUAGE", "LEDGER")
+
+// statementStarters are the keywords that begin a statement unless the
+// context makes them part of the current one.
+var statementStarters = setOf("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH", "DECLARE", "SET",
+	"EXEC", "EXECUTE", "IF", "WHILE", "BEGIN", "RETURN", "PRINT", "USE", "CREATE", "ALTER", "DROP", "TRUNCATE",
+	"BACKUP", "RESTORE", "DBCC", "GRANT", "REVOKE", "DENY", "COMMIT", "ROLLBACK", "SAVE", "OPEN", "CLOSE",
+	"FETCH", "DEALLOCATE", "RAISERROR", "THROW", "WAITFOR", "GOTO", "BREAK", "CONTINUE", "KILL", "SHUTDOWN",
+	"RECONFIGURE", "CHECKPOINT", "READTEXT", "WRITETEXT", "UPDATETEXT", "BULK", "REVERT", "SETUSER",
+	"END")
+
+// continuingPrev are words after which a statement keyword always continues
+// the statement: UNION SELECT, THEN UPDATE, ON DELETE, GRANT EXECUTE, ...
+var continuingPrev = setOf("AS", "FOR", "THEN", "UNION", "ALL", "EXCEPT", "INTERSECT", "GRANT",
+	"DENY", "REVOKE", "BULK", "WITH", "INTO", "AND", "OR", "NOT", "IF", "WHILE", "OF", "AFTER", "INSTEAD", "TO", "IS")
+
+// bodyObjects are the objects whose CREATE/ALTER takes the whole batch.
+var bodyObjects = setOf("PROC", "PROCEDURE", "FUNCTION", "TRIGGER", "VIEW", "RULE", "DEFAULT")
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// splitStatements splits the code tokens of one batch into statements: at
+// top-level semicolons and, heuristically, at statement keywords that cannot
+// continue the current statement. BEGIN/END block markers, ELSE and the
+// TRY/CATCH words are not part of any statement. A CREATE or ALTER of a
+// procedure, function, trigger or view takes the whole batch.
+func splitStatements(toks []token) []stmtSpan {
+	if len(toks) == 0 {
+		return nil
+	}
+	if wholeBatch(toks) {
+		return []stmtSpan{{first: 0, last: len(toks) - 1, keyword: toks[0].upper()}}
+	}
+	s := splitter{toks: toks, cur: -1}
+	for i := 0; i < len(toks); i++ {
+		i = s.step(i)
+	}
+	s.end(len(toks) - 1)
+	return s.out
+}
+
+func wholeBatch(toks []token) bool {
+	i := 0
+	switch {
+	case toks[0].isWord("CREATE"):
+		i = 1
+		if i+1 < len(toks) && toks[i].isWord("OR") && toks[i+1].isWord("ALTER") {
+			i += 2
+		}
+	case toks[0].isWord("ALTER"):
+		i = 1
+	default:
+		return false
+	}
+	return i < len(toks) && bodyObjects[toks[i].upper()]
+}
+
+type splitter struct {
+	toks  []token
+	out   []stmtSpan
+	cur   int // first token of the current statement, -1 between statements
+	depth int // parenthesis depth
+
+	verb         string // main verb; "WITH" while a CTE waits for its verb
+	needSet      bool   // an UPDATE has not seen its SET yet
+	insertSource bool   // an INSERT has seen its SELECT, VALUES or EXEC
+	caseDepth    int
+}
+
+func (s *splitter) at(i int) token {
+	if i >= 0 && i < len(s.toks) {
+		return s.toks[i]
+	}
+	return token{Kind: tokSpace}
+}
+
+func (s *splitter) start(i int) {
+	s.cur = i
+	s.verb, s.needSet, s.insertSource, s.caseDepth = "", false, false, 0
+	kw := s.toks[i].upper()
+	s.verb = kw
+	if kw == "UPDATE" && !s.at(i+1).isWord("STATISTICS") {
+		s.needSet = true
+	}
+}
+
+func (s *splitter) end(last int) {
+	if s.cur >= 0 && last >= s.cur {
+		s.out = append(s.out, stmtSpan{first: s.cur, last: last, keyword: s.toks[s.cur].upper()})
+	}
+	s.cur = -1
+	s.depth = 0
+}
+
+// step handles toks[i] and returns the index of the last token it consumed.
+func (s *splitter) step(i int) int {
+	t := s.toks[i]
+	switch {
+	case t.isOp(";"):
+		s.end(i)
+		return i
+	case t.isOp("("):
+		s.ensure(i)
+		s.depth++
+		return i
+	case t.isOp(")"):
+		s.ensure(i)
+		if s.depth > 0 {
+			s.depth--
+		}
+		return i
+	}
+	if t.Kind != tokWord {
+		s.ensure(i)
+		return i
+	}
+	kw := t.upper()
+	switch kw {
+	case "CASE":
+		s.ensure(i)
+		s.caseDepth++
+		return i
+	case "END":
+		if s.caseDepth > 0 {
+			s.ensure(i)
+			s.caseDepth--
+			return i
+		}
+	}
+	if s.depth > 0 {
+		s.ensure(i)
+		return i
+	}
+	next := s.at(i + 1)
+	switch {
+	case kw == "BEGIN" && !(next.isWord("TRAN") || next.isWord("TRANSACTION") || next.isWord("DISTRIBUTED") || next.isWord("DIALOG") || next.isWord("CONVERSATION")):
+		s.end(i - 1)
+		if next.isWord("TRY") || next.isWord("CATCH") || next.isWord("ATOMIC") {
+			return i + 1
+		}
+		return i
+	case kw == "END" && !next.isWord("CONVERSATION"):
+		s.end(i - 1)
+		if next.isWord("TRY") || next.isWord("CATCH") {
+			return i + 1
+		}
+		return i
+	case kw == "ELSE" && s.caseDepth == 0:
+		s.end(i - 1)
+		return i
+	}
+	if s.cur < 0 {
+		s.start(i)
+		return i
+	}
+	if statementStarters[kw] && !s.continues(i, kw) {
+		s.end(i - 1)
+		s.start(i)
+		return i
+	}
+	s.note(i, kw)
+	return i
+}
+
+func (s *splitter) ensure(i int) {
+	if s.cur < 0 {
+		s.start(i)
+	}
+}
+
+// continues decides whether the statement keyword toks[i] belongs to the
+// current statement.
+func (s *splitter) continues(i int, kw string) bool {
+	prev, next := s.toks[i-1], s.at(i+1)
+	if prev.isOp(".") || prev.isOp(",") || prev.isOp("::") || prev.isOp("=") || continuingPrev[prev.upper()] {
+		return true
+	}
+	switch kw {
+	case "SELECT":
+		return s.verb == "WITH" || (s.verb == "INSERT" && !s.insertSource)
+	case "INSERT", "MERGE":
+		return s.verb == "WITH"
+	case "DELETE":
+		return s.verb == "WITH" || prev.isWord("ON")
+	case "UPDATE":
+		return s.verb == "WITH" || next.isOp("(") || prev.isWord("ON")
+	case "FETCH":
+		return prev.isWord("ROWS") || prev.isWord("ROW")
+	case "EXEC", "EXECUTE":
+		return s.verb == "INSERT" && !s.insertSource
+	case "SET":
+		return s.needSet || s.verb == "ALTER" || prev.isWord("UPDATE") || prev.isWord("DELETE")
+	case "WITH":
+		return !s.startsCTE(i)
+	case "IF":
+		return next.isWord("EXISTS") && (s.verb == "DROP" || s.verb == "ALTER")
+	case "ALTER", "DROP":
+		return s.verb == "ALTER" && !objectTypes[next.upper()]
+	}
+	return false
+}
+
+// note updates the statement state for a keyword that continues it.
+func (s *splitter) note(i int, kw string) {
+	switch kw {
+	case "SELECT", "INSERT", "UPDATE", "DELETE", "MERGE":
+		if s.verb == "WITH" {
+			s.verb = kw
+			s.needSet = kw == "UPDATE"
+			return
+		}
+		if kw == "SELECT" && s.verb == "INSERT" {
+			s.insertSource = true
+		}
+	case "EXEC", "EXECUTE", "VALUES":
+		if s.verb == "INSERT" {
+			s.insertSource = true
+		}
+	case "SET":
+		s.needSet = false
+	}
+}
+
+// startsCTE reports whether WITH at toks[i] opens a common table expression
+// ("WITH name [(columns)] AS (" or "WITH XMLNAMESPACES (") rather than a
+// hint or option (WITH (NOLOCK), WITH TIES, WITH ROLLUP, ...).
+func (s *splitter) startsCTE(i int) bool {
+	name := s.at(i + 1)
+	if name.isWord("XMLNAMESPACES") {
+		return true
+	}
+	if name.Kind != tokWord && name.Kind != tokQuotedIdent {
+		return false
+	}
+	j := i + 2
+	if s.at(j).isOp("(") {
+		depth := 0
+		for ; j < len(s.toks); j++ {
+			if s.toks[j].isOp("(") {
+				depth++
+			} else if s.toks[j].isOp(")") {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		j++
+	}
+	return s.at(j).isWord("AS") && s.at(j+1).isOp("(")
+}

@@ -1,0 +1,150 @@
+package sqlscript
+
+import (
+	"strings"
+)
+
+// Suppression is a planlint-ignore comment:
+//
+//	-- planlint-ignore RULE[,RULE...] -- reason
+//	/* planlint-ignore RULE: reason */
+//	-- planlint-ignore-file RULE[,RULE...] -- reason
+//
+// Rules are rule codes or names as written; this package does not check
+// that they exist.
+type Suppression struct {
+	Rules  []string
+	Reason string
+	File   bool  // planlint-ignore-file: applies to the whole file
+	Range  Range // the comment
+	Line   int   // the line the comment starts on
+}
+
+const (
+	directiveIgnore     = "planlint-ignore"
+	directiveIgnoreFile = "planlint-ignore-file"
+)
+
+// parseSuppressions reads the planlint directives of every comment. A
+// directive without a rule or without a reason, or one that does not parse,
+// gives a warning and is not kept.
+func (s *Script) parseSuppressions(toks []token) {
+	for _, t := range toks {
+		if !t.comment() {
+			continue
+		}
+		body := t.Text[2:]
+		if t.Kind == tokBlockComment && !t.Unterminated {
+			body = body[:len(body)-2]
+		}
+		sup, problem, ok := parseDirective(body)
+		if !ok {
+			continue
+		}
+		if problem != "" {
+			s.diag(t.Start, t.End, SeverityWarning, "%s; the suppression is not applied", problem)
+			continue
+		}
+		sup.Range = s.idx.span(t.Start, t.End)
+		sup.Line = sup.Range.Start.Line
+		s.Suppressions = append(s.Suppressions, sup)
+	}
+}
+
+// parseDirective parses the body of a comment. ok is false when the comment
+// is not a planlint directive; problem describes a malformed one.
+func parseDirective(body string) (sup Suppression, problem string, ok bool) {
+	rest := strings.TrimLeft(body, " \t\r\n*")
+	lower := strings.ToLower(rest)
+	if !strings.HasPrefix(lower, "planlint-") {
+		return sup, "", false
+	}
+	word := rest
+	if n := strings.IndexFunc(rest, func(r rune) bool { return isSpace(r) || r == ':' || r == ',' }); n >= 0 {
+		word = rest[:n]
+	}
+	directive := strings.ToLower(word)
+	switch directive {
+	case directiveIgnoreFile:
+		sup.File = true
+	case directiveIgnore:
+	default:
+		return sup, "unknown directive " + quote(word) + " (expected " + directiveIgnore + " or " + directiveIgnoreFile + ")", true
+	}
+	rest = rest[len(word):]
+	example := directive + " PLC101 -- reason"
+	for {
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		n := 0
+		for n < len(rest) && isRuleChar(rest[n], n) && !strings.HasPrefix(rest[n:], "--") {
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		sup.Rules = append(sup.Rules, rest[:n])
+		rest = strings.TrimLeft(rest[n:], " \t\r\n")
+		if !strings.HasPrefix(rest, ",") {
+			break
+		}
+		rest = rest[1:]
+	}
+	rest = strings.TrimSpace(rest)
+	if len(sup.Rules) == 0 {
+		if rest != "" && !strings.HasPrefix(rest, "--") && !strings.HasPrefix(rest, ":") {
+			return sup, directive + ": expected a rule code or name, found " + quote(firstField(rest)) + " (write " + example + ")", true
+		}
+		return sup, directive + " names no rule (write " + example + ")", true
+	}
+	switch {
+	case strings.HasPrefix(rest, "--"):
+		rest = rest[2:]
+	case strings.HasPrefix(rest, ":"):
+		rest = rest[1:]
+	case rest != "":
+		return sup, directive + ": expected ',' and another rule, or '--' or ':' before the reason, found " + quote(firstField(rest)), true
+	}
+	sup.Reason = strings.Join(strings.Fields(rest), " ")
+	if sup.Reason == "" {
+		return sup, directive + " " + strings.Join(sup.Rules, ",") + " gives no reason (write " +
+			directive + " " + strings.Join(sup.Rules, ",") + " -- reason)", true
+	}
+	return sup, "", true
+}
+
+// isRuleChar accepts letters, digits, '_' and '-' (not first).
+func isRuleChar(c byte, i int) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	case c == '_' || c == '-' || c == '.':
+		return i > 0
+	}
+	return false
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return s
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+// StatementSuppressions returns the suppressions that apply to a statement
+// at r: those on the lines of r, those in the block of comment-only lines
+// directly above it (no blank or code line between), and the file-wide ones.
+func (s *Script) StatementSuppressions(r Range) []Suppression {
+	top := r.Start.Line
+	for l := top - 1; l >= 1 && l < len(s.codeLine) && !s.codeLine[l] && s.commentLine[l]; l-- {
+		top = l
+	}
+	var out []Suppression
+	for _, sup := range s.Suppressions {
+		if sup.File || (sup.Range.End.Line >= top && sup.Range.Start.Line <= r.End.Line) {
+			out = append(out, sup)
+		}
+	}
+	return out
+}
