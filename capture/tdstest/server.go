@@ -535,15 +535,18 @@ func (c *conn) request(m message) bool {
 		c.srv.protocolError(c.id, seq, parseErr.Error())
 		return false
 	}
-	defer func() { c.srv.recordAfter(seq, c.sess) }()
 
+	// The state left behind is recorded before the reply is written, so a
+	// client that has its answer sees it in the record.
 	w := prefix
 	switch req.Kind {
 	case KindTransaction:
 		c.transaction(&w, &req)
+		c.srv.recordAfter(seq, c.sess)
 		return c.write(w.buf)
 	case KindBatch:
 		if c.sessionBatch(&w, req.SQL) {
+			c.srv.recordAfter(seq, c.sess)
 			return c.write(w.buf)
 		}
 	}
