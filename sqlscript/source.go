@@ -56,10 +56,11 @@ func (idx *lineIndex) pos(offset int) Pos {
 		offset = len(idx.text)
 	}
 	line := sort.Search(len(idx.start), func(i int) bool { return idx.start[i] > offset }) - 1
-	col := 1 + utf8.RuneCountInString(idx.text[idx.start[line]:offset])
-	if offset < len(idx.text) && !utf8.RuneStart(idx.text[offset]) {
-		col-- // inside a character: report the character itself
+	at := offset
+	for at > idx.start[line] && at < len(idx.text) && !utf8.RuneStart(idx.text[at]) {
+		at-- // inside a character: report the character itself
 	}
+	col := 1 + utf8.RuneCountInString(idx.text[idx.start[line]:at])
 	return Pos{Offset: offset, Line: line + 1, Column: col}
 }
 
