@@ -223,8 +223,14 @@ func (c Column) timeSize() int {
 	return 5
 }
 
-// writeMeta writes UserType, Flags, TYPE_INFO and the column name.
+// writeMeta writes a COLMETADATA column: UserType, Flags, TYPE_INFO, name.
 func (c Column) writeMeta(w *writer) {
+	c.writeTypeInfo(w)
+	w.bVarChar(c.Name)
+}
+
+// writeTypeInfo writes UserType, Flags and TYPE_INFO.
+func (c Column) writeTypeInfo(w *writer) {
 	w.u32(0)
 	flags := c.flags
 	if flags == 0 && !c.notNull {
@@ -238,18 +244,18 @@ func (c Column) writeMeta(w *writer) {
 	case c.kind == kindNVarChar:
 		w.u8(0xE7)
 		w.u16(uint16(2 * c.length))
-		w.raw(columnCollation)
+		w.raw(serverCollation)
 	case c.kind == kindNVarCharMax:
 		w.u8(0xE7)
 		w.u16(0xFFFF)
-		w.raw(columnCollation)
+		w.raw(serverCollation)
 	case c.kind == kindXML:
 		w.u8(0xF1)
 		w.u8(0) // no schema
 	case c.kind == kindNText:
 		w.u8(0x63)
 		w.u32(0x7FFFFFFF)
-		w.raw(columnCollation)
+		w.raw(serverCollation)
 		w.u8(0) // no table name parts
 	case c.kind == kindBit:
 		w.u8(0x68)
@@ -272,7 +278,6 @@ func (c Column) writeMeta(w *writer) {
 		w.u8(0x26)
 		w.u8(byte(c.intSize()))
 	}
-	w.bVarChar(c.Name)
 }
 
 // writeNull writes the in-row NULL form of the column (for plain ROW tokens).

@@ -23,8 +23,9 @@
 //     the session state and the parsed request, with a Response built from
 //     typed result sets, row counts, errors and INFO messages. The server
 //     frames it for the request: DONE per statement in a batch; DONEINPROC,
-//     RETURNSTATUS and DONEPROC in an RPC. Responses can be delayed (an
-//     ATTENTION cuts the delay short) or cut off mid-stream.
+//     RETURNSTATUS, RETURNVALUE (OUTPUT parameters) and DONEPROC in an RPC.
+//     Responses can be delayed (an ATTENTION cuts the delay short) or cut
+//     off mid-stream.
 //   - Every message is recorded with the session state it ran under;
 //     protocol errors and requests no handler answered are recorded too, and
 //     Start fails the test on either.
@@ -35,9 +36,8 @@
 // only from the handler. There is no TLS (so no encrypt=true or strict), no
 // integrated, Azure AD or Always Encrypted authentication, no MARS, no
 // batched RPCs in one message, no cursors or prepared-statement handles,
-// no RETURNVALUE tokens for OUTPUT parameters, and no TVP, UDT, xml or
-// sql_variant parameters. Wire details that real servers were not observed
-// to send (CurCmd values of SET statements, whether an RPC under
+// and no TVP, UDT, xml or sql_variant parameters. Wire details that real
+// servers were not observed to send (CurCmd values of SET statements, whether an RPC under
 // SHOWPLAN_XML returns a plan, the DONE bits after a plan) are choices
 // documented where they are made, and a handler can pick either variant.
 package tdstest

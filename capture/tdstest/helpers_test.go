@@ -42,6 +42,17 @@ func openDB(t *testing.T, s *Server, params url.Values) *sql.DB {
 	return db
 }
 
+// benchDB opens a pool for a benchmark, closed when the benchmark ends.
+func benchDB(b *testing.B, s *Server, params url.Values) *sql.DB {
+	b.Helper()
+	db, err := sql.Open("sqlserver", s.DSN(params))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
 // pinnedConn opens one physical connection.
 func pinnedConn(t *testing.T, db *sql.DB) *sql.Conn {
 	t.Helper()

@@ -138,6 +138,7 @@ func TestParseRPCErrors(t *testing.T) {
 		{"value longer than max", rpcByName("p", param("@x", 0, cat([]byte{0xE7}, le16(2), collation, le16(4), []byte("abcd"))...)), "exceeds the declared maximum 2"},
 		{"odd UCS-2", rpcByName("p", param("@x", 0, cat([]byte{0xE7}, le16(4), collation, le16(3), []byte("abc"))...)), "odd number of bytes"},
 		{"truncated value", rpcByName("p", param("@x", 0, 0x38, 1, 2)), "value needs 4 bytes, 2 left"},
+		{"truncated INTN value", rpcByName("p", param("@x", 0, 0x26, 8, 8, 1)), "value needs 8 bytes, 1 left"},
 		{"encrypted", rpcByName("p", param("@x", 0x08, 0x38, 1, 2, 3, 4)), "Always Encrypted"},
 		{"PLP total mismatch", rpcByName("p", param("@x", 0, cat(nvMax, le64(1<<30), le32(2), []byte{'a', 0}, le32(0))...)), "says 1073741824 bytes, chunks hold 2"},
 		{"PLP chunk beyond end", rpcByName("p", param("@x", 0, cat(nvMax, le64(math.MaxUint64-1), le32(1<<30), []byte{'a', 0})...)), "PLP chunk needs 1073741824 bytes"},

@@ -528,8 +528,8 @@ func (t typeInfo) readValue(r *reader) (any, error) {
 		}
 		return t.bytesValue(b)
 	default:
-		n, err := r.u8("value length")
-		if err != nil {
+		var n byte
+		if n, err = r.u8("value length"); err != nil {
 			return nil, err
 		}
 		if n == 0 {

@@ -3,6 +3,7 @@ package tdstest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -147,6 +148,7 @@ type part struct {
 // RPC, and an RPC reply ends with RETURNSTATUS and DONEPROC.
 type Response struct {
 	parts              []part
+	returnValues       []returnValue
 	returnStatus       int32
 	delay              time.Duration
 	closeAfterBytes    int
@@ -202,6 +204,30 @@ func (r *Response) Info(msgs ...Message) *Response {
 	return r
 }
 
+// returnValue is an OUTPUT parameter value sent back in an RPC reply.
+type returnValue struct {
+	name  string
+	col   Column
+	value any
+}
+
+// ReturnValue sends an OUTPUT parameter's value in an RPC reply (a
+// RETURNVALUE token after RETURNSTATUS), e.g. for sp_get_query_template's
+// @templatetext. name includes the @; col gives the type (its name is
+// ignored); nil sends NULL. Batches ignore it.
+func (r *Response) ReturnValue(name string, col Column, value any) *Response {
+	if !strings.HasPrefix(name, "@") {
+		r.errs = append(r.errs, fmt.Errorf("ReturnValue: parameter name %q must start with @", name))
+		return r
+	}
+	if err := col.check(); err != nil {
+		r.errs = append(r.errs, fmt.Errorf("ReturnValue %s: %w", name, err))
+		return r
+	}
+	r.returnValues = append(r.returnValues, returnValue{name: name, col: col, value: value})
+	return r
+}
+
 // ReturnStatus sets the RPC return status (0 by default). Batches ignore it.
 func (r *Response) ReturnStatus(v int32) *Response {
 	r.returnStatus = v
@@ -253,7 +279,8 @@ type encoded struct {
 
 // encode renders the response for a batch (rpc false) or an RPC. inXact sets
 // DONE_INXACT on the DONE tokens. server names the server in ERROR/INFO.
-func (r *Response) encode(w *writer, rpc, inXact bool, server string) (metaEnd int, err error) {
+// params are the RPC's parameters, used to number RETURNVALUE tokens.
+func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []Param) (metaEnd int, err error) {
 	if err := r.Err(); err != nil {
 		return -1, err
 	}
@@ -317,6 +344,17 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string) (metaEnd i
 	}
 	if rpc {
 		w.returnStatus(r.returnStatus)
+		for _, rv := range r.returnValues {
+			ordinal := 0
+			for i, p := range params {
+				if strings.EqualFold(p.Name, rv.name) {
+					ordinal = i
+				}
+			}
+			if err := w.returnValue(ordinal, rv); err != nil {
+				return -1, fmt.Errorf("ReturnValue %s: %w", rv.name, err)
+			}
+		}
 		status := xact
 		if failed {
 			status |= DoneError

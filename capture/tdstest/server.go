@@ -602,12 +602,12 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 		}
 	}
 	start := len(w.buf)
-	metaEnd, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName)
+	metaEnd, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params)
 	if err != nil {
 		c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("response to %s: %v", req.Describe(), err))
 		w.buf = w.buf[:start]
 		resp = NewResponse().Error(errBadResponse(err))
-		if _, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName); err != nil {
+		if _, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params); err != nil {
 			return false
 		}
 		return c.write(w.buf)

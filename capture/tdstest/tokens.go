@@ -6,6 +6,7 @@ import "strconv"
 // know, so nothing else is ever written.
 const (
 	tokenReturnStatus byte = 0x79
+	tokenReturnValue  byte = 0xAC
 	tokenColMetadata  byte = 0x81
 	tokenError        byte = 0xAA
 	tokenInfo         byte = 0xAB
@@ -59,12 +60,10 @@ const (
 	envResetAck   byte = 18
 )
 
-// serverCollation is Latin1_General_CI_AS / SQL_Latin1_General_CP1_CI_AS
-// as SQL Server sends it (LCID 0x0409, flags 0xD0, sort id 0x34).
+// serverCollation is SQL_Latin1_General_CP1_CI_AS as SQL Server sends it
+// (LCID 0x0409, flags 0xD0, version 0, sort id 0x34), in the login
+// ENVCHANGE and in string column metadata.
 var serverCollation = []byte{0x09, 0x04, 0xD0, 0x00, 0x34}
-
-// columnCollation is the collation written in string column metadata.
-var columnCollation = []byte{0x09, 0x04, 0xD0, 0x00, 0x34}
 
 func (w *writer) envChangeStrings(typ byte, newVal, oldVal string) {
 	var body writer
@@ -138,6 +137,19 @@ func (w *writer) done(token byte, status, curCmd uint16, rows uint64) {
 	w.u16(status)
 	w.u16(curCmd)
 	w.u64(rows)
+}
+
+// returnValue writes a RETURNVALUE token for an OUTPUT parameter.
+func (w *writer) returnValue(ordinal int, rv returnValue) error {
+	w.u8(tokenReturnValue)
+	w.u16(uint16(ordinal))
+	w.bVarChar(rv.name)
+	w.u8(0x01) // output parameter
+	rv.col.writeTypeInfo(w)
+	if rv.value == nil {
+		return rv.col.writeNull(w)
+	}
+	return rv.col.writeValue(w, rv.value)
 }
 
 func (w *writer) returnStatus(v int32) {

@@ -99,7 +99,7 @@ func TestRowTokenChoice(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var meta, all writer
 			tt.rs.writeMetadata(&meta)
-			if _, err := NewResponse().Result(tt.rs).encode(&all, false, false, "x"); err != nil {
+			if _, err := NewResponse().Result(tt.rs).encode(&all, false, false, "x", nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := all.buf[len(meta.buf)]; got != tt.token {
@@ -129,7 +129,7 @@ func TestResponseBuildErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w writer
-			_, err := tt.resp.encode(&w, false, false, "x")
+			_, err := tt.resp.encode(&w, false, false, "x", nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("encode error = %v, want one containing %q", err, tt.want)
 			}
@@ -313,4 +313,33 @@ func TestRPCParameterTypes(t *testing.T) {
 		!strings.HasSuffix(rpc.ParamDecl, "@out bigint output,@cash money output") {
 		t.Errorf("declaration = %q", rpc.ParamDecl)
 	}
+}
+
+func TestQueryTemplateOutputParameters(t *testing.T) {
+	const query = "SELECT Id FROM dbo.Queue WHERE Status = 0"
+	s := Start(t, Config{Handler: func(sess Session, r *Request) *Response {
+		if r.Kind != KindRPC || r.Proc != "sp_get_query_template" {
+			return nil
+		}
+		return NewResponse().
+			ReturnValue("@templatetext", NVarCharMax(""), "select Id from dbo . Queue where Status = @0").
+			ReturnValue("@parameters", NVarCharMax(""), "@0 int")
+	}})
+	var template, params string
+	_, err := openDB(t, s, disableEncrypt).ExecContext(testContext(t), "sp_get_query_template",
+		sql.Named("querytext", query),
+		sql.Named("templatetext", sql.Out{Dest: &template}),
+		sql.Named("parameters", sql.Out{Dest: &params}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if template != "select Id from dbo . Queue where Status = @0" || params != "@0 int" {
+		t.Errorf("outputs = %q, %q", template, params)
+	}
+	rpc := requestsOf(s.Requests(), 0, KindRPC)[0]
+	assertParams(t, rpc.Params, []Param{
+		{Name: "@querytext", TypeID: 0xE7, Type: "nvarchar(41)", Value: query},
+		{Name: "@templatetext", TypeID: 0xE7, Type: "nvarchar(max)", Value: "", Output: true},
+		{Name: "@parameters", TypeID: 0xE7, Type: "nvarchar(max)", Value: "", Output: true},
+	})
 }
