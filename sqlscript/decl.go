@@ -99,7 +99,7 @@ func parseDeclList(src string, toks []token, needValue bool) ([]ParamDecl, [][2]
 		typeStart, depth := i, 0
 		for ; i < len(toks); i++ {
 			c := toks[i]
-			if depth == 0 && (c.isOp(",") || c.isOp("=") || c.isWord("OUT") || c.isWord("OUTPUT") || c.isWord("READONLY")) {
+			if c.Kind == tokVariable || depth == 0 && (c.isOp(",") || c.isOp("=") || c.isWord("OUT") || c.isWord("OUTPUT") || c.isWord("READONLY")) {
 				break
 			}
 			switch {
@@ -121,7 +121,8 @@ func parseDeclList(src string, toks []token, needValue bool) ([]ParamDecl, [][2]
 			eq := at(i)
 			i++
 			j := i
-			for j < len(toks) && !toks[j].isOp(",") && !toks[j].isWord("OUT") && !toks[j].isWord("OUTPUT") && !toks[j].isWord("READONLY") {
+			for j < len(toks) && !toks[j].isOp(",") && !toks[j].isWord("OUT") && !toks[j].isWord("OUTPUT") && !toks[j].isWord("READONLY") &&
+				!(j > i && toks[j].Kind == tokVariable) {
 				j++
 			}
 			lit, ok := literalFromTokens(toks[i:j], src)

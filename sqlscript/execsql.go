@@ -195,6 +195,9 @@ func parseExecuteSQL(text string, toks []token, idx *lineIndex) (*ExecuteSQL, *o
 			if depth == 0 && (c.isOp(",") || c.isOp(";") || c.isWord("OUTPUT") || c.isWord("OUT")) {
 				break
 			}
+			if depth == 0 && j > i && c.Kind == tokVariable && at(j+1).isOp("=") {
+				break // "@name =" starts the next argument: a comma is missing
+			}
 			if c.isOp("(") {
 				depth++
 			} else if c.isOp(")") {

@@ -321,7 +321,7 @@ func (l Literal) goValue(typ sqlType) (any, error) {
 		return l.text(b)
 	case "binary", "varbinary", "image", "rowversion":
 		if l.Kind != LiteralBinary {
-			return nil, fmt.Errorf("expected a 0x… binary literal, found a %s", l.Kind)
+			return nil, fmt.Errorf("expected a 0x… binary literal, found %s", l.Kind.withArticle())
 		}
 		h := l.Text[2:]
 		if len(h)%2 == 1 {
@@ -358,7 +358,7 @@ func (l Literal) number() (*big.Rat, error) {
 		}
 		return nil, fmt.Errorf("the string is not a number")
 	}
-	return nil, fmt.Errorf("expected a number, found a %s", l.Kind)
+	return nil, fmt.Errorf("expected a number, found %s", l.Kind.withArticle())
 }
 
 func (l Literal) integer(rng [2]int64) (any, error) {
@@ -444,7 +444,7 @@ func (l Literal) text(base string) (any, error) {
 	}
 	switch base {
 	case "date", "time", "datetime2", "datetimeoffset", "uniqueidentifier", "geography", "geometry", "hierarchyid", "xml":
-		return nil, fmt.Errorf("expected a quoted string, found a %s", l.Kind)
+		return nil, fmt.Errorf("expected a quoted string, found %s", l.Kind.withArticle())
 	case "datetime", "smalldatetime":
 		// the server converts numbers to datetime as days since 1900-01-01
 		if r, err := l.number(); err == nil {
@@ -479,4 +479,13 @@ func isGUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// withArticle returns the kind's name after "a" or "an".
+func (k LiteralKind) withArticle() string {
+	s := k.String()
+	if strings.ContainsRune("aeiouAEIOU", rune(s[0])) && k != LiteralNString {
+		return "an " + s
+	}
+	return "a " + s
 }
