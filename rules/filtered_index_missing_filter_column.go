@@ -125,8 +125,34 @@ func runFilteredIndexMissingFilterColumn(p *Pass) {
 	}
 }
 
+// riskyMissingColumns returns the filter columns missing from the index
+// that are known to cause lookups: those of IS [NOT] NULL filters, and those
+// the statement compares otherwise than the filter does or returns. An
+// equality filter the query repeats exactly needs no column in the index.
+func riskyMissingColumns(q *plan.QueryPlan, table plan.ObjectRef, t *catalog.Table, ix *catalog.Index) []string {
+	comps := onTable(comparisons(q), table)
+	needed := columnsFromTable(q, table)
+	var out []string
+	for _, cj := range ix.Filter.Conjuncts {
+		if t.IndexContains(ix, cj.Column) || containsFold(out, cj.Column) {
+			continue
+		}
+		risky := cj.Op == "IS NULL" || cj.Op == "IS NOT NULL" || containsFold(needed, cj.Column)
+		for _, c := range onColumn(comps, cj.Column) {
+			if qc, ok := c.conjunct(); !ok || qc.String() != cj.String() {
+				risky = true
+			}
+		}
+		if risky {
+			out = append(out, cj.Column)
+		}
+	}
+	return out
+}
+
 // reportCatalogOnly notes filtered indexes the plan reads whose filter
-// columns are missing, when no lookup showed the cost.
+// columns are missing in a way known to cause lookups, when no lookup in
+// the plan showed the cost.
 func reportCatalogOnly(p *Pass, q *plan.QueryPlan, reported map[*catalog.Index]bool) {
 	for _, ta := range accessedTables(q) {
 		t := findTable(p.Catalog, ta.Object)
@@ -134,20 +160,24 @@ func reportCatalogOnly(p *Pass, q *plan.QueryPlan, reported map[*catalog.Index]b
 			continue
 		}
 		for _, ix := range t.FilteredIndexes() {
-			if ix.Filter == nil || reported[ix] || !readsIndex(q, ta.Object, ix.Name) {
+			if ix.Filter == nil || reported[ix] {
 				continue
 			}
-			missing := missingFilterColumns(t, ix)
-			if len(missing) == 0 {
-				continue
-			}
-			var node *int
+			var reader *plan.RelOp
 			for _, n := range ta.Nodes {
-				if strings.EqualFold(n.Access.Object().Index, ix.Name) {
-					node = Node(n.NodeID)
+				if !isWrite(n) && strings.EqualFold(n.Access.Object().Index, ix.Name) {
+					reader = n
 					break
 				}
 			}
+			if reader == nil {
+				continue
+			}
+			missing := riskyMissingColumns(q, ta.Object, t, ix)
+			if len(missing) == 0 {
+				continue
+			}
+			node := Node(reader.NodeID)
 			adv := advise(t, ix, nil, missing)
 			p.Report(Finding{Severity: Info, NodeID: node,
 				Message: fmt.Sprintf("filtered index %s (WHERE %s) does not contain its filter %s %s; queries that test or return %s need a lookup",

@@ -57,17 +57,17 @@ func classifyParameter(p *Pass, prm *plan.Parameter, name string, db *catalog.Da
 	st := p.Statement
 	switch {
 	case prm != nil && !prm.HasCompiled:
-		return paramCause{"variable", "local variable " + name + " (its value is not sniffed at compile time)"}
+		return paramCause{"variable", "the local variable " + name + ", whose value is not sniffed at compile time"}
 	case autoParam.MatchString(name) && (st.ParameterizationType == plan.ParamForced || db != nil && db.ParameterizationForced):
-		return paramCause{"forced", "forced parameterization, which turned the literal into " + name}
+		return paramCause{"forced", name + ", which forced parameterization substituted for the literal"}
 	case autoParam.MatchString(name) && st.ParameterizationType == plan.ParamSimple:
-		return paramCause{"simple", "simple parameterization, which turned the literal into " + name}
+		return paramCause{"simple", name + ", which simple parameterization substituted for the literal"}
 	case autoParam.MatchString(name):
-		return paramCause{"auto", "auto-parameterization (" + name + " replaced a literal)"}
+		return paramCause{"auto", name + ", which auto-parameterization substituted for a literal"}
 	case st.ParameterizationType == plan.ParamUser:
-		return paramCause{"parameter", "parameter " + name + " (sp_executesql, a prepared statement or a procedure parameter)"}
+		return paramCause{"parameter", "the parameter " + name + " (sp_executesql, a prepared statement or a procedure)"}
 	}
-	return paramCause{"parameter", "parameter " + name}
+	return paramCause{"parameter", "the parameter " + name}
 }
 
 func findParameter(q *plan.QueryPlan, name string) *plan.Parameter {
@@ -206,7 +206,7 @@ func checkParameterizedFilter(p *Pass, q plan.LabeledPlan, ta tableAccess, t *ca
 	fmt.Fprintf(&b, "filtered index %s on %s.%s (WHERE %s) was not used because %s is compared with %s",
 		ix.Name, t.Schema, t.Name, filter, hit.Column.Column, cause.text)
 	if hitParam != nil && hitParam.HasCompiled {
-		fmt.Fprintf(&b, " (%s, compiled value %s)", hitParam.DataType, hitParam.CompiledValue)
+		fmt.Fprintf(&b, " [%s, compiled value %s]", hitParam.DataType, hitParam.CompiledValue)
 		if !implied {
 			b.WriteString(", a value outside the filter")
 		}

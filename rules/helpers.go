@@ -155,11 +155,15 @@ func passThrough(n *plan.RelOp) bool {
 
 // singleTableSource follows pass-through operators below n and returns the
 // seek or scan that feeds it when the input comes from one table access with
-// no join in between.
+// no join in between. A Nested Loops join that only adds a Key or RID Lookup
+// on the same table counts as that table's access.
 func singleTableSource(n *plan.RelOp) *plan.RelOp {
 	for cur := n; cur != nil; {
 		if cur.Access != nil && len(cur.Children) == 0 {
 			return cur
+		}
+		if cur != n && cur.PhysicalOp == "Nested Loops" && len(cur.Children) == 2 {
+			return lookupJoinSource(cur)
 		}
 		if len(cur.Children) != 1 || (cur != n && !passThrough(cur)) {
 			return nil
@@ -167,6 +171,27 @@ func singleTableSource(n *plan.RelOp) *plan.RelOp {
 		cur = cur.Children[0]
 	}
 	return nil
+}
+
+// lookupJoinSource returns the outer seek or scan of a Nested Loops join
+// whose inner side is only a lookup into the same table, else nil.
+func lookupJoinSource(nl *plan.RelOp) *plan.RelOp {
+	inner, outer := belowPassThrough(nl.Children[1]), belowPassThrough(nl.Children[0])
+	if !inner.IsLookup() || outer.Access == nil || len(outer.Children) != 0 || outer.IsLookup() {
+		return nil
+	}
+	if !outer.Access.Object().SameTable(inner.Access.Object()) {
+		return nil
+	}
+	return outer
+}
+
+// belowPassThrough skips single-input pass-through operators.
+func belowPassThrough(n *plan.RelOp) *plan.RelOp {
+	for passThrough(n) && len(n.Children) == 1 {
+		n = n.Children[0]
+	}
+	return n
 }
 
 // lookupOuterAccess finds, for a Key or RID Lookup, the seek or scan on the
@@ -286,10 +311,13 @@ func quoteList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// plural returns word with an "s" unless n is 1.
+// plural returns the plural of word unless n is 1.
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return word
+	case word == "index":
+		return "indexes"
 	}
 	return word + "s"
 }

@@ -104,7 +104,19 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	if q.Label != "" {
 		ev["cursor_operation"] = q.Label
 	}
-	if outer != nil {
+	for _, s := range q.Nodes {
+		if outer == nil || s.Sort == nil || singleTableSource(s) != outer {
+			continue
+		}
+		sortEv := map[string]any{}
+		if fix := sortFix(p, q.QueryPlan, s, outer, sortEv); fix != "" {
+			f.Fix = fmt.Sprintf("one index removes both this lookup and the Sort at node %d: %s", s.NodeID, fix)
+			if ddl, ok := sortEv["suggested_index"]; ok {
+				ev["suggested_index"] = ddl
+			}
+		}
+	}
+	if outer != nil && f.Fix == "" {
 		needed := fetched
 		if n.Access.Predicate != nil {
 			needed = uniqueFold(append(append([]string{}, fetched...), columnNames(n.Access.Predicate.Columns())...))

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/planlint/planlint/catalog"
@@ -102,21 +103,36 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		}
 	}
 
+	// weight is what the sort costs the statement: its input rows, or for a
+	// TopN Sort over a single table every row read below it, since an index
+	// in sort order would let the plan stop after the first rows.
+	weight := input
 	src := singleTableSource(n)
 	ev["single_table_input"] = src != nil
 	if src != nil {
 		o := src.Access.Object()
 		ev["input_node_id"] = src.NodeID
 		ev["input_object"] = objectEvidence(o)
-		fmt.Fprintf(&b, "; its input comes straight from %s on %s (node %d), so an index in this order would remove it",
-			src.DisplayName(), objectName(o), src.NodeID)
+		fmt.Fprintf(&b, "; its input comes straight from %s on %s (node %d)", src.DisplayName(), objectName(o), src.NodeID)
+		if n.Sort != nil && n.Sort.TopRows > 0 {
+			read, readKind := rowsRead(src)
+			sub := subtreeShare(q.QueryPlan, n)
+			ev["rows_read_below"] = round(read, 1)
+			ev["rows_read_kind"] = readKind
+			ev["subtree_cost_share"] = round(sub, 3)
+			fmt.Fprintf(&b, ", which reads %s rows (%s) so the sort can return %s; with its input it is %s of the statement cost",
+				count(read), readKind, count(float64(n.Sort.TopRows)), percent(sub))
+			weight = math.Max(weight, read)
+			share = math.Max(share, sub)
+		}
+		b.WriteString(", so an index in this order would remove it")
 	}
 
 	sev := Info
 	switch {
-	case input >= p.Param("error_rows"):
+	case weight >= p.Param("error_rows"):
 		sev = Error
-	case spilled || input >= p.Param("warn_rows") || share >= p.Param("warn_cost_share"):
+	case spilled || weight >= p.Param("warn_rows") || share >= p.Param("warn_cost_share"):
 		sev = Warning
 	}
 	f := Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Evidence: ev}
@@ -124,6 +140,24 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		f.Fix = sortFix(p, q.QueryPlan, n, src, ev)
 	}
 	p.Report(f)
+}
+
+// rowsRead is what an access operator reads over all its executions:
+// actual rows read, else the estimate of rows read, else rows returned.
+func rowsRead(n *plan.RelOp) (float64, string) {
+	if rt := n.RunTime; rt != nil {
+		if rt.HasRowsRead {
+			return float64(rt.ActualRowsRead), "actual"
+		}
+		return float64(rt.ActualRows), "actual"
+	}
+	if n.EstimatedRowsRead != nil {
+		return *n.EstimatedRowsRead * n.EstimatedExecutions(), "estimated"
+	}
+	if n.EstimateRowsWithoutRowGoal != nil {
+		return *n.EstimateRowsWithoutRowGoal * n.EstimatedExecutions(), "estimated"
+	}
+	return n.EstimatedRowsAllExecutions(), "estimated"
 }
 
 // sortFix proposes the index that returns rows in the sort's order: the
@@ -181,7 +215,40 @@ func sortFix(p *Pass, q *plan.QueryPlan, sortOp, src *plan.RelOp, ev map[string]
 	if len(adv.Wide) > 0 {
 		ev["wide_columns"] = adv.Wide
 	}
-	return adv.Text
+	text := adv.Text
+	if filter, ok := literalEqualities(q, src, eq); ok {
+		alt := advise(t, nil, orderCols, outputs)
+		alt.DDL = strings.TrimSuffix(alt.DDL, ";") + " WHERE " + filter + ";"
+		ev["suggested_filtered_index"] = alt.DDL
+		text += " Or, when the query always asks for the same value, a filtered index keyed on the ORDER BY columns: " + alt.DDL
+	}
+	return text
+}
+
+// literalEqualities renders the access's equality predicates as a filter
+// when every one of them compares with a literal.
+func literalEqualities(q *plan.QueryPlan, src *plan.RelOp, eq []string) (string, bool) {
+	if len(eq) == 0 {
+		return "", false
+	}
+	var parts []string
+	for _, col := range eq {
+		found := ""
+		for _, c := range onColumn(comparisons(q), col) {
+			if c.Node != src || c.Op != "EQ" {
+				continue
+			}
+			if c.operandKind() != "literal" {
+				return "", false
+			}
+			found = col + " = " + strings.TrimSuffix(strings.TrimPrefix(c.Operand.Value, "("), ")")
+		}
+		if found == "" {
+			return "", false
+		}
+		parts = append(parts, found)
+	}
+	return strings.Join(parts, " AND "), true
 }
 
 // hasOrder reports whether the index key starts with the equality columns
