@@ -231,3 +231,19 @@ func TestCloseInterruptsDelayedReply(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+func TestRecordReturnsCopies(t *testing.T) {
+	s := Start(t, Config{Handler: func(Session, *Request) *Response { return NewResponse() }})
+	if _, err := openDB(t, s, disableEncrypt).ExecContext(testContext(t), "EXEC dbo.p", []byte{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	first := s.Requests()
+	rpc := requestsOf(first, 0, KindRPC)[0]
+	rpc.Params[2].Value.([]byte)[0] = 99
+	rpc.Params[0].Name = "changed"
+	rpc.Raw[0] = 0xEE
+	again := requestsOf(s.Requests(), 0, KindRPC)[0]
+	if again.Params[2].Value.([]byte)[0] != 1 || again.Params[0].Name != "" || again.Raw[0] == 0xEE {
+		t.Error("changing a returned request changed the record")
+	}
+}
