@@ -32,10 +32,8 @@ func ParseParamOverride(s string) (ParamOverride, error) {
 		return ParamOverride{}, fmt.Errorf("--param %q: missing value after '=' (write '' for an empty string, NULL for null)", s)
 	}
 	vt := lex(value)
-	for _, t := range vt {
-		if t.Unterminated && (t.Kind == tokString || t.Kind == tokNString) {
-			return ParamOverride{}, fmt.Errorf("--param %q: unterminated string %s", s, value)
-		}
+	if t := vt[0]; t.Unterminated && (t.Kind == tokString || t.Kind == tokNString) {
+		return ParamOverride{}, fmt.Errorf("--param %q: unterminated string %s", s, value)
 	}
 	if lit, ok := literalFromTokens(code(vt), value); ok && lit.Text == value {
 		if lit.Kind == LiteralVariable {

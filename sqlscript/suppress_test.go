@@ -1,0 +1,95 @@
+package sqlscript
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSuppressions(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		want  []Suppression
+		diags []string
+	}{
+		{"line form", "SELECT 1 -- planlint-ignore PLC101 -- accepted scan\n",
+			[]Suppression{{Rules: []string{"PLC101"}, Reason: "accepted scan", Range: Range{Pos{9, 1, 10}, Pos{51, 1, 52}}, Line: 1}}, nil},
+		{"several rules", "-- planlint-ignore PLC101, cardinality-misestimate,PLW102 -- known\nSELECT 1",
+			[]Suppression{{Rules: []string{"PLC101", "cardinality-misestimate", "PLW102"}, Reason: "known", Range: Range{Pos{0, 1, 1}, Pos{66, 1, 67}}, Line: 1}}, nil},
+		{"block form with colon", "SELECT 1\n/* planlint-ignore PLC101: the table is tiny */",
+			[]Suppression{{Rules: []string{"PLC101"}, Reason: "the table is tiny", Range: Range{Pos{9, 2, 1}, Pos{56, 2, 48}}, Line: 2}}, nil},
+		{"block form over lines", "/* planlint-ignore PLC101 --\n   reason on\n   two lines */ SELECT 1",
+			[]Suppression{{Rules: []string{"PLC101"}, Reason: "reason on two lines", Range: Range{Pos{0, 1, 1}, Pos{57, 3, 16}}, Line: 1}}, nil},
+		{"file-wide", "-- planlint-ignore-file spill-to-tempdb -- batch job\nSELECT 1",
+			[]Suppression{{Rules: []string{"spill-to-tempdb"}, Reason: "batch job", File: true, Range: Range{Pos{0, 1, 1}, Pos{52, 1, 53}}, Line: 1}}, nil},
+		{"missing reason", "SELECT 1 -- planlint-ignore PLC101\n", nil,
+			[]string{"warning q.sql:1:10: planlint-ignore PLC101 gives no reason (write planlint-ignore PLC101 -- reason); the suppression is not applied"}},
+		{"empty reason", "/* planlint-ignore PLC101: */ SELECT 1", nil,
+			[]string{"warning q.sql:1:1: planlint-ignore PLC101 gives no reason (write planlint-ignore PLC101 -- reason); the suppression is not applied"}},
+		{"missing rule", "-- planlint-ignore -- because\nSELECT 1", nil,
+			[]string{"warning q.sql:1:1: planlint-ignore names no rule (write planlint-ignore PLC101 -- reason); the suppression is not applied"}},
+		{"missing rule in file form", "-- planlint-ignore-file\nSELECT 1", nil,
+			[]string{"warning q.sql:1:1: planlint-ignore-file names no rule (write planlint-ignore-file PLC101 -- reason); the suppression is not applied"}},
+		{"reason without separator", "-- planlint-ignore PLC101 because it is fine\nSELECT 1", nil,
+			[]string{"warning q.sql:1:1: planlint-ignore: expected ',' and another rule, or '--' or ':' before the reason, found \"because\"; the suppression is not applied"}},
+		{"bad rule", "-- planlint-ignore *all* -- x\nSELECT 1", nil,
+			[]string{"warning q.sql:1:1: planlint-ignore: expected a rule code or name, found \"*all*\" (write planlint-ignore PLC101 -- reason); the suppression is not applied"}},
+		{"unknown directive", "-- planlint-ignroe PLC101 -- x\nSELECT 1", nil,
+			[]string{"warning q.sql:1:1: unknown directive \"planlint-ignroe\" (expected planlint-ignore or planlint-ignore-file); the suppression is not applied"}},
+		{"not a directive", "-- planlint ignores nothing here\nSELECT '-- planlint-ignore PLC101 -- in a string'", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := Parse("q.sql", []byte(tt.src))
+			if !reflect.DeepEqual(s.Suppressions, tt.want) {
+				t.Errorf("suppressions\n got %+v\nwant %+v", s.Suppressions, tt.want)
+			}
+			if got := diagStrings(s.Diagnostics); !reflect.DeepEqual(got, tt.diags) {
+				t.Errorf("diagnostics\n got %q\nwant %q", got, tt.diags)
+			}
+		})
+	}
+}
+
+func TestStatementSuppressions(t *testing.T) {
+	src := `-- planlint-ignore-file PLM103 -- nightly job
+-- planlint-ignore PLC101 -- first
+SELECT 1
+FROM t -- planlint-ignore PLW102 -- inline
+
+/* planlint-ignore PLC105: block
+   above */
+-- planlint-ignore PLC106 -- also above
+SELECT 2
+
+-- planlint-ignore PLC107 -- separated by a blank line
+
+SELECT 3
+SELECT 4; -- planlint-ignore PLC108 -- trailing
+SELECT 5
+`
+	s := mustParse(t, src)
+	rules := func(sups []Suppression) []string {
+		var out []string
+		for _, sp := range sups {
+			out = append(out, sp.Rules...)
+		}
+		return out
+	}
+	want := [][]string{
+		{"PLM103", "PLC101", "PLW102"},
+		{"PLM103", "PLC105", "PLC106"},
+		{"PLM103"},
+		{"PLM103", "PLC108"},
+		{"PLM103"},
+	}
+	stmts := s.Batches[0].Statements
+	if len(stmts) != len(want) {
+		t.Fatalf("%d statements", len(stmts))
+	}
+	for i, st := range stmts {
+		if got := rules(s.StatementSuppressions(st.Range)); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("statement %d (%q): suppressions %v, want %v", i+1, st.Text, got, want[i])
+		}
+	}
+}
