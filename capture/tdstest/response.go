@@ -287,7 +287,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 	metaEnd = -1
 	xact := uint16(0)
 	if inXact {
-		xact = DoneInXact
+		xact = doneInXact
 	}
 	stmtToken := tokenDone
 	if rpc {
@@ -304,7 +304,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 	trailing := last < len(r.parts)-1 // INFO after the last statement, or no statement
 	more := func(i int) uint16 {
 		if rpc || i != last || trailing {
-			return DoneMore
+			return doneMore
 		}
 		return 0
 	}
@@ -321,12 +321,12 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 				w.message(tokenError, m, server)
 			}
 			if !rpc {
-				w.done(tokenDone, DoneError|more(i)|xact, CmdSelect, 0)
+				w.done(tokenDone, doneError|more(i)|xact, CmdSelect, 0)
 			}
 		case partStatement:
 			w.done(stmtToken, more(i)|xact, p.cmd, 0)
 		case partCount:
-			w.done(stmtToken, DoneCount|more(i)|xact, p.cmd, p.rows)
+			w.done(stmtToken, doneCount|more(i)|xact, p.cmd, p.rows)
 		case partResult:
 			p.rs.writeMetadata(w)
 			if metaEnd < 0 {
@@ -335,7 +335,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 			if err := p.rs.writeRows(w); err != nil {
 				return -1, err
 			}
-			status := DoneCount
+			status := doneCount
 			if p.rs.noCount {
 				status = 0
 			}
@@ -357,7 +357,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 		}
 		status := xact
 		if failed {
-			status |= DoneError
+			status |= doneError
 		}
 		w.done(tokenDoneProc, status, CmdExecute, 0)
 	} else if trailing {

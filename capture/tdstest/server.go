@@ -282,7 +282,6 @@ type conn struct {
 	closeOnce  sync.Once
 	packetSize int
 	state      connState
-	login      Login
 	loginSess  Session // state right after login, restored by RESETCONNECTION
 	tranID     uint64
 	sess       Session // guarded by srv.mu for readers outside serve
@@ -348,10 +347,6 @@ func (c *conn) readFailed(err error) {
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
 		return
 	}
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return
-	}
 	c.srv.protocolError(c.id, 0, err.Error())
 }
 
@@ -409,7 +404,7 @@ func (c *conn) handle(m message) bool {
 		req := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: m.body}
 		c.srv.record(&req)
 		var w writer
-		w.done(tokenDone, DoneAttn, CmdNone, 0)
+		w.done(tokenDone, doneAttn, CmdNone, 0)
 		return c.write(w.buf)
 	}
 	c.srv.protocolError(c.id, 0, fmt.Sprintf("unexpected packet type 0x%02X after login", m.typ))
@@ -446,7 +441,7 @@ func (c *conn) loginRequest(m message) bool {
 	fail := func(msg Message) bool {
 		var w writer
 		w.message(tokenError, msg, cfg.ServerName)
-		w.done(tokenDone, DoneError, CmdNone, 0)
+		w.done(tokenDone, doneError, CmdNone, 0)
 		c.write(w.buf)
 		return false
 	}
@@ -484,7 +479,7 @@ func (c *conn) loginRequest(m message) bool {
 	if l.ODBC {
 		sess.Options = ODBCDefaults
 	}
-	c.login, c.loginSess, c.state = l, sess, stateReady
+	c.loginSess, c.state = sess, stateReady
 	c.setSession(sess)
 	c.srv.recordAfter(seq, sess)
 
@@ -597,7 +592,7 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 			}
 			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: rr.msg.body}
 			c.srv.record(&att)
-			w.done(tokenDone, DoneAttn, CmdNone, 0)
+			w.done(tokenDone, doneAttn, CmdNone, 0)
 			return c.write(w.buf)
 		}
 	}
@@ -684,10 +679,10 @@ type doneList struct{ at []int }
 
 func (d *doneList) add(w *writer, status, cmd uint16, rows uint64, inXact bool) {
 	if inXact {
-		status |= DoneInXact
+		status |= doneInXact
 	}
 	d.at = append(d.at, len(w.buf))
-	w.done(tokenDone, status|DoneMore, cmd, rows)
+	w.done(tokenDone, status|doneMore, cmd, rows)
 }
 
 func (d *doneList) finish(w *writer) {
@@ -696,7 +691,7 @@ func (d *doneList) finish(w *writer) {
 		return
 	}
 	at := d.at[len(d.at)-1] + 1
-	w.buf[at] &^= byte(DoneMore)
+	w.buf[at] &^= byte(doneMore)
 }
 
 // sessionBatch runs batches made only of session statements, writing the
@@ -705,7 +700,7 @@ func (c *conn) sessionBatch(w *writer, sql string) bool {
 	server := c.srv.cfg.ServerName
 	if mentionsShowplanSet(sql) && !showplanAlone(sql) {
 		w.message(tokenError, ErrShowplanNotAlone(), server)
-		w.done(tokenDone, DoneError, CmdNone, 0)
+		w.done(tokenDone, doneError, CmdNone, 0)
 		return true
 	}
 	stmts, ok := parseSessionBatch(sql)
@@ -716,7 +711,7 @@ func (c *conn) sessionBatch(w *writer, sql string) bool {
 	var dones doneList
 	fail := func(m Message) {
 		w.message(tokenError, m, server)
-		dones.add(w, DoneError, CmdNone, 0, s.TranCount > 0)
+		dones.add(w, doneError, CmdNone, 0, s.TranCount > 0)
 	}
 	for _, st := range stmts {
 		cmd := CmdSetOff
@@ -777,7 +772,7 @@ func (c *conn) sessionBatch(w *writer, sql string) bool {
 			rs := NewResultSet(Int("").NotNull()).Row(1)
 			rs.writeMetadata(w)
 			_ = rs.writeRows(w)
-			dones.add(w, DoneCount, CmdSelect, 1, s.TranCount > 0)
+			dones.add(w, doneCount, CmdSelect, 1, s.TranCount > 0)
 		}
 	}
 	dones.finish(w)
@@ -857,10 +852,10 @@ func (c *conn) transaction(w *writer, req *Request) {
 	}
 	status := uint16(0)
 	if !ok {
-		status |= DoneError
+		status |= doneError
 	}
 	if s.TranCount > 0 {
-		status |= DoneInXact
+		status |= doneInXact
 	}
 	w.done(tokenDone, status, CmdNone, 0)
 	c.setSession(s)
