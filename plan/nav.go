@@ -143,6 +143,14 @@ func (r *RelOp) DisplayName() string {
 	return name
 }
 
+// Residual returns the access's residual predicate; nil-safe.
+func (a *Access) Residual() *Scalar {
+	if a == nil {
+		return nil
+	}
+	return a.Predicate
+}
+
 // Walk calls fn for r and every operator below it in pre-order; returning
 // false from fn skips that operator's children.
 func (r *RelOp) Walk(fn func(*RelOp) bool) {

@@ -82,8 +82,8 @@ func runFilteredIndexMissingFilterColumn(p *Pass) {
 				continue
 			}
 			used := columnNames(n.OutputList)
-			if n.Access.Predicate != nil {
-				used = append(used, columnNames(n.Access.Predicate.Columns())...)
+			if n.Access.Residual() != nil {
+				used = append(used, columnNames(n.Access.Residual().Columns())...)
 			}
 			used = uniqueFold(used)
 			onlyFilter := true
@@ -109,7 +109,7 @@ func runFilteredIndexMissingFilterColumn(p *Pass) {
 				"suggested_index": adv.DDL,
 			}
 			what := "only re-tests " + quoteList(missing)
-			if pred := n.Access.Predicate; pred != nil {
+			if pred := n.Access.Residual(); pred != nil {
 				what = "only re-tests " + pred.String()
 			}
 			msg := fmt.Sprintf("%s on %s %s for rows from filtered index %s (WHERE %s), because %s %s not in the index; %s executions (%s)",

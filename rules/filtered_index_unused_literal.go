@@ -135,8 +135,8 @@ func columnsFromTable(q *plan.QueryPlan, table plan.ObjectRef) []string {
 			continue
 		}
 		all := append([]plan.ColumnRef{}, n.OutputList...)
-		if n.Access.Predicate != nil {
-			all = append(all, n.Access.Predicate.Columns()...)
+		if n.Access.Residual() != nil {
+			all = append(all, n.Access.Residual().Columns()...)
 		}
 		for _, c := range all {
 			if !c.IsParameter() && (c.Table == "" || c.BelongsTo(table)) {

@@ -79,7 +79,7 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	} else {
 		b.WriteString(" fetches no columns")
 	}
-	if pred := n.Access.Predicate; pred != nil {
+	if pred := n.Access.Residual(); pred != nil {
 		ev["residual_predicate"] = pred.String()
 		fmt.Fprintf(&b, " and re-tests %s", pred.String())
 	}
@@ -118,8 +118,8 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	}
 	if outer != nil && f.Fix == "" {
 		needed := fetched
-		if n.Access.Predicate != nil {
-			needed = uniqueFold(append(append([]string{}, fetched...), columnNames(n.Access.Predicate.Columns())...))
+		if n.Access.Residual() != nil {
+			needed = uniqueFold(append(append([]string{}, fetched...), columnNames(n.Access.Residual().Columns())...))
 		}
 		f.Fix = lookupFix(p, outer, needed, ev)
 	}
