@@ -21,13 +21,11 @@ const (
 
 // DONE status bits (MS-TDS 2.2.7.6).
 const (
-	DoneFinal  uint16 = 0x0000
 	doneMore   uint16 = 0x0001
 	doneError  uint16 = 0x0002
 	doneInXact uint16 = 0x0004
 	doneCount  uint16 = 0x0010
 	doneAttn   uint16 = 0x0020
-	DoneSrvErr uint16 = 0x0100
 )
 
 // CurCmd values for DONE tokens. They are undocumented; these are the values
