@@ -63,7 +63,8 @@ type Statement struct {
 	// Children are statements nested in this one, in document order:
 	// StmtCond Then and Else branches, StoredProc and UDF bodies.
 	Children []*Statement
-	// Branch names where each child came from: "then", "else", "proc", "udf".
+	// Branch names where each child came from: "then", "else", "proc", "udf"
+	// ("edc" for a StmtSimple inside ExternalDistributedComputation).
 	// ChildBranch[i] belongs to Children[i].
 	ChildBranch []string
 	// ProcName is StoredProc/@ProcName when the statement executes a module.

@@ -1,0 +1,510 @@
+package plan
+
+import (
+	"encoding/xml"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// relOp reads a RelOp and everything below it. The operator is appended to
+// the current plan's Nodes and to parent's Children as soon as its start tag
+// is seen, which yields pre-order in document order.
+func (p *parser) relOp(se xml.StartElement, parent *RelOp) (*RelOp, error) {
+	op := &RelOp{Parent: parent}
+	for _, a := range se.Attr {
+		v := a.Value
+		switch a.Name.Local {
+		case "NodeId":
+			op.NodeID = parseInt(v)
+		case "PhysicalOp":
+			op.PhysicalOp = v
+		case "LogicalOp":
+			op.LogicalOp = v
+		case "EstimateRows":
+			op.EstimateRows = parseFloat(v)
+		case "EstimateRowsWithoutRowGoal":
+			op.EstimateRowsWithoutRowGoal = floatPtr(v)
+		case "EstimatedRowsRead":
+			op.EstimatedRowsRead = floatPtr(v)
+		case "EstimateRebinds":
+			op.EstimateRebinds = parseFloat(v)
+		case "EstimateRewinds":
+			op.EstimateRewinds = parseFloat(v)
+		case "EstimateIO":
+			op.EstimateIO = parseFloat(v)
+		case "EstimateCPU":
+			op.EstimateCPU = parseFloat(v)
+		case "AvgRowSize":
+			op.AvgRowSize = parseFloat(v)
+		case "EstimatedTotalSubtreeCost":
+			op.SubtreeCost = parseFloat(v)
+		case "TableCardinality":
+			op.TableCardinality = parseFloat(v)
+		case "Parallel":
+			op.Parallel = parseBool(v)
+		case "EstimatedExecutionMode":
+			op.EstimatedExecutionMode = v
+		case "IsAdaptive":
+			op.IsAdaptive = parseBool(v)
+		}
+	}
+	if p.plan != nil {
+		p.plan.Nodes = append(p.plan.Nodes, op)
+	}
+	if parent != nil {
+		parent.Children = append(parent.Children, op)
+	}
+	saved := p.owner
+	p.owner = op
+	defer func() { p.owner = saved }()
+
+	err := p.children(func(c xml.StartElement) error {
+		var err error
+		switch c.Name.Local {
+		case "OutputList":
+			op.OutputList, err = p.columnList(op.OutputList)
+		case "Warnings":
+			op.Warnings, err = p.warnings(c)
+		case "RunTimeInformation":
+			op.RunTime, err = p.runTime()
+		case "RelOp": // not in the schema here, but keep it in the tree
+			_, err = p.relOp(c, op)
+		case "MemoryFractions", "RunTimePartitionSummary", "InternalInfo":
+			err = p.skip()
+		default:
+			err = p.operator(op, c)
+		}
+		return err
+	})
+	return op, err
+}
+
+// operator reads the operator-specific element of a RelOp (IndexScan,
+// NestedLoops, Sort, ...). Every RelOp below it that is not below another
+// RelOp is a child of op.
+func (p *parser) operator(op *RelOp, se xml.StartElement) error {
+	name := se.Name.Local
+	acc := Access{Element: name}
+	for _, a := range se.Attr {
+		v := a.Value
+		switch a.Name.Local {
+		case "Lookup":
+			acc.Lookup = parseBool(v)
+		case "Ordered":
+			acc.Ordered = parseBool(v)
+		case "ScanDirection":
+			acc.ScanDirection = v
+		case "ForcedIndex":
+			acc.ForcedIndex = parseBool(v)
+		case "ForceSeek":
+			acc.ForceSeek = parseBool(v)
+		case "ForceScan":
+			acc.ForceScan = parseBool(v)
+		case "NoExpandHint":
+			acc.NoExpandHint = parseBool(v)
+		case "Storage":
+			acc.Storage = v
+		case "DMLRequestSort":
+			acc.DMLRequestSort = parseBool(v)
+		}
+	}
+	switch name {
+	case "Sort":
+		op.Sort = &SortInfo{Distinct: parseBool(attr(se, "Distinct"))}
+	case "TopSort":
+		op.Sort = &SortInfo{
+			Distinct: parseBool(attr(se, "Distinct")),
+			TopRows:  parseInt(attr(se, "Rows")),
+			WithTies: parseBool(attr(se, "WithTies")),
+		}
+	case "Top":
+		op.Top = &TopInfo{
+			IsPercent: parseBool(attr(se, "IsPercent")),
+			WithTies:  parseBool(attr(se, "WithTies")),
+			RowCount:  parseBool(attr(se, "RowCount")),
+		}
+	}
+	// Predicate belongs to the access when the element reads an object;
+	// otherwise it is the operator's own, preferred over join residuals.
+	var pred, residual, buildResidual *Scalar
+	err := p.children(func(c xml.StartElement) error {
+		var err error
+		switch c.Name.Local {
+		case "RelOp":
+			_, err = p.relOp(c, op)
+			return err
+		case "Object":
+			acc.Objects = append(acc.Objects, objectRef(c))
+		case "SeekPredicates":
+			return p.seekPredicates(&acc.SeekPredicates)
+		case "SeekPredicate":
+			var keys []SeekKey
+			keys, err = p.seekKeys(nil)
+			acc.SeekPredicates = append(acc.SeekPredicates, SeekPredicate{Keys: keys})
+			return err
+		case "SeekPredicateNew":
+			var sp SeekPredicate
+			sp, err = p.seekPredicateNew()
+			acc.SeekPredicates = append(acc.SeekPredicates, sp)
+			return err
+		case "Predicate":
+			return p.firstScalar(&pred)
+		case "ProbeResidual", "Residual":
+			return p.firstScalar(&residual)
+		case "BuildResidual":
+			return p.firstScalar(&buildResidual)
+		case "SetPredicate":
+			return p.firstScalar(&acc.SetPredicate)
+		case "OrderBy":
+			if op.Sort != nil {
+				op.Sort.Columns, err = p.orderBy(op.Sort.Columns)
+				return err
+			}
+		case "TopExpression":
+			if op.Top != nil {
+				var x *Scalar
+				err = p.firstScalar(&x)
+				op.Top.RowsText = x.String()
+				return err
+			}
+		case "OuterReferences":
+			op.OuterReferences, err = p.columnList(op.OuterReferences)
+			return err
+		}
+		return p.skip()
+	})
+	if len(acc.Objects) > 0 {
+		acc.Predicate = pred
+		op.Access = &acc
+		pred = nil
+	}
+	for _, x := range []*Scalar{pred, residual, buildResidual} {
+		if op.Predicate == nil {
+			op.Predicate = x
+		}
+	}
+	return err
+}
+
+// firstScalar reads an expression element (Predicate, SetPredicate, ...)
+// and stores its first ScalarOperator in *dst unless *dst is already set.
+func (p *parser) firstScalar(dst **Scalar) error {
+	xs, err := p.scalars(nil)
+	if len(xs) > 0 && *dst == nil {
+		*dst = xs[0]
+	}
+	return err
+}
+
+func (p *parser) orderBy(dst []OrderColumn) ([]OrderColumn, error) {
+	err := p.children(func(c xml.StartElement) error {
+		if c.Name.Local != "OrderByColumn" {
+			return p.skip()
+		}
+		oc := OrderColumn{Ascending: parseBool(attr(c, "Ascending"))}
+		err := p.children(func(c xml.StartElement) error {
+			if c.Name.Local == "ColumnReference" {
+				oc.Column = columnRef(c)
+			}
+			return p.skip()
+		})
+		dst = append(dst, oc)
+		return err
+	})
+	return dst, err
+}
+
+// seekPredicates reads a SeekPredicates element in any of its forms:
+// SeekPredicate (old), SeekPredicateNew, SeekPredicatePart.
+func (p *parser) seekPredicates(dst *[]SeekPredicate) error {
+	return p.children(func(c xml.StartElement) error {
+		switch c.Name.Local {
+		case "SeekPredicate":
+			keys, err := p.seekKeys(nil)
+			*dst = append(*dst, SeekPredicate{Keys: keys})
+			return err
+		case "SeekPredicateNew":
+			sp, err := p.seekPredicateNew()
+			*dst = append(*dst, sp)
+			return err
+		case "SeekPredicatePart":
+			return p.seekPredicates(dst)
+		}
+		return p.skip()
+	})
+}
+
+// seekPredicateNew reads a SeekPredicateNew: the keys of all its SeekKeys
+// children form one seek.
+func (p *parser) seekPredicateNew() (SeekPredicate, error) {
+	var sp SeekPredicate
+	err := p.children(func(c xml.StartElement) error {
+		if c.Name.Local != "SeekKeys" {
+			return p.skip()
+		}
+		var err error
+		sp.Keys, err = p.seekKeys(sp.Keys)
+		return err
+	})
+	return sp, err
+}
+
+// seekKeys reads the Prefix, StartRange, EndRange and IsNotNull children of
+// a SeekPredicate or SeekKeys element.
+func (p *parser) seekKeys(dst []SeekKey) ([]SeekKey, error) {
+	err := p.children(func(c xml.StartElement) error {
+		part := c.Name.Local
+		switch part {
+		case "Prefix", "StartRange", "EndRange":
+			k := SeekKey{Part: part, ScanType: attr(c, "ScanType")}
+			err := p.children(func(c xml.StartElement) error {
+				var err error
+				switch c.Name.Local {
+				case "RangeColumns":
+					k.Columns, err = p.columnList(k.Columns)
+				case "RangeExpressions":
+					k.Values, err = p.scalars(k.Values)
+				default:
+					err = p.skip()
+				}
+				return err
+			})
+			dst = append(dst, k)
+			return err
+		case "IsNotNull":
+			k := SeekKey{Part: part}
+			var err error
+			k.Columns, err = p.columnList(nil)
+			dst = append(dst, k)
+			return err
+		}
+		return p.skip()
+	})
+	return dst, err
+}
+
+// scalars reads the element just pushed and appends the outermost
+// ScalarOperator elements found anywhere below it, in document order.
+func (p *parser) scalars(dst []*Scalar) ([]*Scalar, error) {
+	base := len(p.stack)
+	for len(p.stack) >= base {
+		se, ok, err := p.child()
+		if err != nil {
+			return dst, err
+		}
+		if !ok {
+			continue
+		}
+		switch se.Name.Local {
+		case "ScalarOperator":
+			s, err := p.scalar(se)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, s)
+		case "RelOp":
+			if p.owner != nil { // a subquery's operators belong to the owning RelOp
+				if _, err := p.relOp(se, p.owner); err != nil {
+					return dst, err
+				}
+			}
+		}
+	}
+	return dst, nil
+}
+
+// scalar reads a ScalarOperator: its ScalarString and the one element that
+// says what kind of expression it is.
+func (p *parser) scalar(se xml.StartElement) (*Scalar, error) {
+	s := &Scalar{Text: attr(se, "ScalarString")}
+	err := p.children(func(c xml.StartElement) error {
+		var err error
+		switch c.Name.Local {
+		case "Compare":
+			s.Kind, s.Op = ScalarCompare, attr(c, "CompareOp")
+		case "Logical":
+			s.Kind, s.Op = ScalarLogical, attr(c, "Operation")
+		case "Arithmetic":
+			s.Kind, s.Op = ScalarArithmetic, attr(c, "Operation")
+		case "Intrinsic":
+			s.Kind, s.Op = ScalarIntrinsic, attr(c, "FunctionName")
+		case "Convert":
+			s.Kind, s.Op, s.Implicit = ScalarConvert, attr(c, "DataType"), parseBool(attr(c, "Implicit"))
+		case "IF":
+			s.Kind = ScalarIf
+		case "MultipleAssign":
+			s.Kind = ScalarList
+		case "Identifier":
+			s.Kind = ScalarIdentifier
+			return p.children(func(c xml.StartElement) error {
+				if c.Name.Local == "ColumnReference" && s.Column == nil {
+					col := columnRef(c)
+					s.Column = &col
+				}
+				return p.skip()
+			})
+		case "Const":
+			s.Kind, s.Value = ScalarConst, attr(c, "ConstValue")
+			return p.skip()
+		case "InternalInfo":
+			return p.skip()
+		default:
+			s.Kind, s.Op = ScalarOther, c.Name.Local
+		}
+		s.Args, err = p.scalars(s.Args)
+		return err
+	})
+	return s, err
+}
+
+// runTime sums the RunTimeCountersPerThread elements of a
+// RunTimeInformation over all threads.
+func (p *parser) runTime() (*RunTime, error) {
+	rt := &RunTime{}
+	var workerElapsed, serialElapsed int64
+	var workerTimed, serialTimed bool
+	err := p.children(func(c xml.StartElement) error {
+		if c.Name.Local != "RunTimeCountersPerThread" {
+			return p.skip()
+		}
+		var t ThreadCounters
+		hasElapsed := false
+		for _, a := range c.Attr {
+			v := a.Value
+			switch a.Name.Local {
+			case "Thread":
+				t.Thread = parseInt(v)
+			case "ActualRows":
+				t.ActualRows = parseInt64(v)
+			case "ActualExecutions":
+				t.ActualExecutions = parseInt64(v)
+			case "ActualRowsRead":
+				t.ActualRowsRead = parseInt64(v)
+				rt.HasRowsRead = true
+			case "ActualRebinds":
+				rt.ActualRebinds += parseInt64(v)
+			case "ActualRewinds":
+				rt.ActualRewinds += parseInt64(v)
+			case "ActualEndOfScans":
+				rt.ActualEndOfScans += parseInt64(v)
+			case "ActualLogicalReads":
+				rt.LogicalReads += parseInt64(v)
+			case "ActualPhysicalReads":
+				rt.PhysicalReads += parseInt64(v)
+			case "ActualReadAheads":
+				rt.ReadAheads += parseInt64(v)
+			case "UsedMemoryGrant":
+				rt.UsedMemoryGrantKB += parseInt64(v)
+			case "ActualElapsedms":
+				t.ElapsedMs = parseInt64(v)
+				hasElapsed = true
+				rt.HasTiming = true
+			case "ActualCPUms":
+				t.CPUMs = parseInt64(v)
+				rt.HasTiming = true
+			case "ActualExecutionMode":
+				if rt.ExecutionMode == "" {
+					rt.ExecutionMode = v
+				}
+			}
+		}
+		rt.ActualRows += t.ActualRows
+		rt.ActualExecutions += t.ActualExecutions
+		rt.ActualRowsRead += t.ActualRowsRead
+		rt.CPUMs += t.CPUMs
+		if hasElapsed {
+			if t.Thread > 0 {
+				workerElapsed, workerTimed = max(workerElapsed, t.ElapsedMs), true
+			} else {
+				serialElapsed, serialTimed = max(serialElapsed, t.ElapsedMs), true
+			}
+		}
+		rt.Threads = append(rt.Threads, t)
+		return p.skip()
+	})
+	switch {
+	case workerTimed:
+		rt.ElapsedMs = workerElapsed
+	case serialTimed:
+		rt.ElapsedMs = serialElapsed
+	}
+	return rt, err
+}
+
+// attr returns the value of the attribute with the given local name, or "".
+func attr(se xml.StartElement, name string) string {
+	for _, a := range se.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// parseBool accepts the xsd:boolean spellings "1", "0", "true" and "false";
+// anything else is false.
+func parseBool(s string) bool {
+	b := boolPtr(s)
+	return b != nil && *b
+}
+
+// boolPtr is the xsd:boolean value of s, or nil when s is not one.
+func boolPtr(s string) *bool {
+	var v bool
+	switch strings.TrimSpace(s) {
+	case "1", "true", "True", "TRUE":
+		v = true
+	case "0", "false", "False", "FALSE":
+		v = false
+	default:
+		return nil
+	}
+	return &v
+}
+
+// parseFloat returns the value of s, or 0 when it is not a finite number.
+func parseFloat(s string) float64 {
+	if v := floatPtr(s); v != nil {
+		return *v
+	}
+	return 0
+}
+
+func floatPtr(s string) *float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+func parseInt(s string) int {
+	n, _ := parseIntOK(s)
+	return n
+}
+
+func parseIntOK(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil
+}
+
+func parseInt64(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// unbracket removes one level of SQL Server [quoting] and unescapes "]]".
+func unbracket(s string) string {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return s
+	}
+	s = s[1 : len(s)-1]
+	if strings.Contains(s, "]]") {
+		s = strings.ReplaceAll(s, "]]", "]")
+	}
+	return s
+}
