@@ -125,20 +125,20 @@ var errSizeLimit = errors.New("size limit exceeded")
 //
 // The encoding declaration inside the document is not consulted: SSMS and
 // other tools often save UTF-8 files that declare utf-16.
-func openInput(r io.Reader, maxBytes int64) (*bufio.Reader, error) {
+func openInput(r io.Reader, maxBytes int64) (*bufio.Reader, *sizeLimiter, error) {
 	var head [4]byte
 	n, err := io.ReadFull(r, head[:])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, &Error{Msg: "cannot read input: " + err.Error(), Err: err}
+		return nil, nil, &Error{Msg: "cannot read input: " + err.Error(), Err: err}
 	}
 	if n == 0 {
-		return nil, &Error{Msg: "empty input: there is no XML content"}
+		return nil, nil, &Error{Msg: "empty input: there is no XML content"}
 	}
 	h := head[:n]
 	var src io.Reader
 	switch {
 	case bytes.HasPrefix(h, []byte{0xFF, 0xFE, 0, 0}), bytes.HasPrefix(h, []byte{0, 0, 0xFE, 0xFF}):
-		return nil, &Error{Msg: "UTF-32 input is not supported: save the plan as UTF-8 or UTF-16"}
+		return nil, nil, &Error{Msg: "UTF-32 input is not supported: save the plan as UTF-8 or UTF-16"}
 	case bytes.HasPrefix(h, []byte{0xEF, 0xBB, 0xBF}):
 		src = io.MultiReader(bytes.NewReader(h[3:]), r)
 	case bytes.HasPrefix(h, []byte{0xFF, 0xFE}):
@@ -152,7 +152,8 @@ func openInput(r io.Reader, maxBytes int64) (*bufio.Reader, error) {
 	default:
 		src = io.MultiReader(bytes.NewReader(h), r)
 	}
-	return bufio.NewReaderSize(&sizeLimiter{r: src, max: maxBytes}, 64<<10), nil
+	lim := &sizeLimiter{r: src, max: maxBytes}
+	return bufio.NewReaderSize(lim, 64<<10), lim, nil
 }
 
 // isMarkupStart reports whether b may start an XML document ('<' or white
@@ -162,11 +163,14 @@ func isMarkupStart(b byte) bool {
 }
 
 // sizeLimiter passes through at most max bytes and then fails with
-// errSizeLimit if the input has more.
+// errSizeLimit if the input has more. It also remembers whether the input
+// ended inside a UTF-8 sequence, which means the file was cut.
 type sizeLimiter struct {
-	r   io.Reader
-	n   int64 // bytes passed so far
-	max int64
+	r    io.Reader
+	n    int64 // bytes passed so far
+	max  int64
+	tail [utf8.UTFMax - 1]byte // last bytes passed, newest last
+	eof  bool
 }
 
 func (l *sizeLimiter) Read(p []byte) (int, error) {
@@ -181,7 +185,38 @@ func (l *sizeLimiter) Read(p []byte) (int, error) {
 	if l.n > l.max {
 		return n - int(l.n-l.max), errSizeLimit
 	}
+	for _, b := range p[max(0, n-len(l.tail)):n] {
+		copy(l.tail[:], l.tail[1:])
+		l.tail[len(l.tail)-1] = b
+	}
+	if err == io.EOF {
+		l.eof = true
+	}
 	return n, err
+}
+
+// endsMidRune reports whether the input has ended inside a multi-byte UTF-8
+// sequence.
+func (l *sizeLimiter) endsMidRune() bool {
+	if !l.eof {
+		return false
+	}
+	for i := len(l.tail) - 1; i >= 0; i-- {
+		b := l.tail[i]
+		if b < 0x80 {
+			return false
+		}
+		if utf8.RuneStart(b) {
+			need := 2
+			if b >= 0xF0 {
+				need = 4
+			} else if b >= 0xE0 {
+				need = 3
+			}
+			return len(l.tail)-i < need
+		}
+	}
+	return false
 }
 
 // utf16Reader transcodes UTF-16 to UTF-8 as it reads. An odd number of
@@ -235,7 +270,7 @@ func (u *utf16Reader) fill() {
 		case utf16.IsSurrogate(rune(c)) && c < 0xDC00: // high surrogate
 			if u.end-u.start < 4 {
 				if eof {
-					u.fail("unpaired high surrogate 0x%04X at the end of the input, byte offset %d", c, u.offset)
+					u.fail("unpaired high surrogate 0x%04X at the end of the input, byte offset %d (the file may be truncated)", c, u.offset)
 					return
 				}
 				return // the low half is in the next read
@@ -257,7 +292,7 @@ func (u *utf16Reader) fill() {
 	}
 	if eof && u.err == nil {
 		if u.end-u.start == 1 {
-			u.fail("odd number of bytes: a lone byte remains at byte offset %d", u.offset)
+			u.fail("odd number of bytes: a lone byte remains at byte offset %d (the file may be truncated)", u.offset)
 			return
 		}
 		u.err = io.EOF

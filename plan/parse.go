@@ -51,7 +51,7 @@ func (d *Document) addStatement(s *Statement) {
 //
 // Decoding errors are *Error or *LimitError values.
 func Stream(r io.Reader, opts Options, fn func(*Statement) error) (Header, error) {
-	in, err := openInput(r, opts.maxBytes())
+	in, lim, err := openInput(r, opts.maxBytes())
 	if err != nil {
 		return Header{}, err
 	}
@@ -62,7 +62,7 @@ func Stream(r io.Reader, opts Options, fn func(*Statement) error) (Header, error
 	// The byte-level detection in openInput decides the encoding; the
 	// declaration is often wrong and must not cause an error.
 	d.CharsetReader = func(_ string, input io.Reader) (io.Reader, error) { return input, nil }
-	p := &parser{d: d, maxDepth: opts.maxDepth(), maxBytes: opts.maxBytes(), emit: fn}
+	p := &parser{d: d, input: lim, maxDepth: opts.maxDepth(), maxBytes: opts.maxBytes(), emit: fn}
 	err = p.document()
 	return p.header, err
 }

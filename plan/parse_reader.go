@@ -15,6 +15,7 @@ import (
 // exact; end tags are checked against it because RawToken does not.
 type parser struct {
 	d        *xml.Decoder
+	input    *sizeLimiter
 	maxDepth int
 	maxBytes int64
 	emit     func(*Statement) error
@@ -153,7 +154,7 @@ func (p *parser) readError(err error) error {
 	case errors.As(err, &in):
 		return &Error{Line: line, Column: col, Element: p.current(), Msg: in.msg}
 	case errors.As(err, &syn):
-		if strings.HasPrefix(syn.Msg, "unexpected EOF") {
+		if strings.HasPrefix(syn.Msg, "unexpected EOF") || (syn.Msg == "invalid UTF-8" && p.input.endsMidRune()) {
 			return p.truncated()
 		}
 		return &Error{Line: syn.Line, Column: col, Element: p.current(), Msg: "malformed XML: " + syn.Msg, Err: err}
