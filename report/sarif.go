@@ -488,6 +488,13 @@ func displayPath(base, p string) string {
 	if base == "" {
 		base = "."
 	}
+	// Two relative paths need no working directory, unless one climbs
+	// out of the other.
+	if !filepath.IsAbs(base) && !filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(filepath.Clean(base), filepath.Clean(p)); err == nil && !escapes(rel) {
+			return filepath.ToSlash(rel)
+		}
+	}
 	ab, err := filepath.Abs(base)
 	if err != nil {
 		return filepath.ToSlash(filepath.Clean(p))
@@ -497,10 +504,14 @@ func displayPath(base, p string) string {
 		return filepath.ToSlash(filepath.Clean(p))
 	}
 	rel, err := filepath.Rel(ab, ap)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || escapes(rel) {
 		return filepath.ToSlash(ap)
 	}
 	return filepath.ToSlash(rel)
+}
+
+func escapes(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // artifactURI is the SARIF URI of a path: relative to base, or a file:
