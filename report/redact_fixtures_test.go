@@ -62,7 +62,6 @@ func clipForLog(s string) string {
 	return s
 }
 
-
 // fixtureVersion keeps golden output independent of the build.
 const fixtureVersion = "0.0.0-test"
 

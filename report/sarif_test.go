@@ -115,7 +115,7 @@ type sarifDoc struct {
 					ShortDescription struct{ Text string }
 					FullDescription  struct{ Text string }
 					Help             struct{ Text, Markdown string }
-					HelpURI          string `json:"helpUri"`
+					HelpURI          string                 `json:"helpUri"`
 					Default          struct{ Level string } `json:"defaultConfiguration"`
 					Properties       map[string]any
 				} `json:"rules"`
