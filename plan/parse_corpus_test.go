@@ -19,31 +19,40 @@ import (
 // neither exists.
 func sharedDir(tb testing.TB) string {
 	tb.Helper()
+	dir, reason := locateShared()
+	if dir == "" {
+		tb.Skip(reason)
+	}
+	return dir
+}
+
+// locateShared returns the shared folder, or "" and why it is missing.
+func locateShared() (dir, reason string) {
 	if d := os.Getenv("PLANLINT_SHARED"); d != "" {
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
+			return d, ""
 		}
-		tb.Skipf("PLANLINT_SHARED=%q is not a directory; skipping tests on the shared corpus", d)
+		return "", "PLANLINT_SHARED=" + d + " is not a directory; skipping tests on the shared corpus"
 	}
-	dir, err := os.Getwd()
+	root, err := os.Getwd()
 	if err != nil {
-		tb.Skipf("cannot locate the repository root: %v", err)
+		return "", "cannot locate the repository root: " + err.Error()
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
 			break
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("go.mod not found above the working directory; skipping tests on the shared corpus")
+		parent := filepath.Dir(root)
+		if parent == root {
+			return "", "go.mod not found above the working directory; skipping tests on the shared corpus"
 		}
-		dir = parent
+		root = parent
 	}
-	d := filepath.Join(filepath.Dir(dir), "shared")
+	d := filepath.Join(filepath.Dir(root), "shared")
 	if st, err := os.Stat(d); err != nil || !st.IsDir() {
-		tb.Skipf("shared test material not found (set PLANLINT_SHARED or provide %s); skipping", d)
+		return "", "shared test material not found (set PLANLINT_SHARED or provide " + d + "); skipping"
 	}
-	return d
+	return d, ""
 }
 
 // corpusFiles lists the files of a corpus subfolder, sorted.
