@@ -83,7 +83,9 @@ func TestGitHubCaps(t *testing.T) {
 	for i := 0; i < 15; i++ {
 		f.Findings = append(f.Findings, base...) // 15 of each level
 	}
-	count := func(out, level string) int { return strings.Count(out, "\n::"+level+" ") + boolInt(strings.HasPrefix(out, "::"+level+" ")) }
+	count := func(out, level string) int {
+		return strings.Count(out, "\n::"+level+" ") + boolInt(strings.HasPrefix(out, "::"+level+" "))
+	}
 
 	out := renderGitHub(t, r, GitHubOptions{FullReport: "the planlint-report artifact"})
 	// The failed input is one of the ten errors.
