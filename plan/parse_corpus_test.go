@@ -174,11 +174,17 @@ type stmtSummary struct {
 }
 
 func summary(s *Statement) stmtSummary {
-	n := 0
-	for _, x := range (&Document{Batches: []*Batch{{Statements: []*Statement{s}}}}).Statements() {
-		n += x.NodeCount()
+	return stmtSummary{s.Kind, s.Text, s.Batch, treeNodes(s), len(s.Children)}
+}
+
+// treeNodes counts the RelOps of a statement and of every statement nested
+// in it.
+func treeNodes(s *Statement) int {
+	n := s.NodeCount()
+	for _, c := range s.Children {
+		n += treeNodes(c)
 	}
-	return stmtSummary{s.Kind, s.Text, s.Batch, n, len(s.Children)}
+	return n
 }
 
 // checkTree verifies the links the decoder sets: Parent and Batch on
