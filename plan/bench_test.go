@@ -80,6 +80,15 @@ func BenchmarkCorpusParse(b *testing.B) {
 // BenchmarkCorpusParseParallel decodes the corpus with one goroutine per
 // core, the way the CLI checks many files.
 func BenchmarkCorpusParseParallel(b *testing.B) {
+	benchCorpusParallel(b, func(d []byte) error {
+		_, err := Parse(bytes.NewReader(d), Options{})
+		return err
+	})
+}
+
+// benchCorpusParallel is benchCorpus with the documents shared out among
+// GOMAXPROCS goroutines.
+func benchCorpusParallel(b *testing.B, fn func([]byte) error) {
 	docs := loadCorpus(b)
 	b.SetBytes(totalSize(docs))
 	b.ReportAllocs()
@@ -89,8 +98,8 @@ func BenchmarkCorpusParseParallel(b *testing.B) {
 		var wg sync.WaitGroup
 		for range runtime.GOMAXPROCS(0) {
 			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-					if _, err := Parse(bytes.NewReader(docs[i]), Options{}); err != nil {
+				for i := next.Add(1) - 1; i < int64(len(docs)); i = next.Add(1) - 1 {
+					if err := fn(docs[i]); err != nil {
 						b.Error(err)
 					}
 				}
@@ -110,20 +119,23 @@ func BenchmarkCorpusXMLQuery(b *testing.B) {
 
 // BenchmarkCorpusRawToken is bare encoding/xml tokenization: the floor for
 // any decoder built on it.
-func BenchmarkCorpusRawToken(b *testing.B) {
-	benchCorpus(b, func(d []byte) error {
-		dec := xml.NewDecoder(bytes.NewReader(d))
-		dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-		for {
-			_, err := dec.RawToken()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+func BenchmarkCorpusRawToken(b *testing.B) { benchCorpus(b, rawTokens) }
+
+// BenchmarkCorpusRawTokenParallel is RawToken with one goroutine per core.
+func BenchmarkCorpusRawTokenParallel(b *testing.B) { benchCorpusParallel(b, rawTokens) }
+
+func rawTokens(d []byte) error {
+	dec := xml.NewDecoder(bytes.NewReader(d))
+	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	for {
+		_, err := dec.RawToken()
+		if err == io.EOF {
+			return nil
 		}
-	})
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // largePlan is a document of about size bytes made by repeating the
