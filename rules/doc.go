@@ -84,3 +84,18 @@ func Text(r *Rule) string {
 	fmt.Fprintf(&b, "\nSUPPRESS\n  -- planlint-ignore %s -- reason\n\nMORE\n  %s\n", r.Name, DocURL(r))
 	return b.String()
 }
+
+// Index renders docs/rules/README.md: every rule with its page.
+func Index() string {
+	var b strings.Builder
+	b.WriteString("# planlint rules\n\nGenerated from the rule definitions (`go test ./rules -update`); `planlint rules NAME` prints the same text.\n\n")
+	b.WriteString("| Code | Name | Highest severity | Needs | Summary |\n|---|---|---|---|---|\n")
+	for _, r := range All() {
+		needs := "plan"
+		if r.Catalog {
+			needs = "plan + catalog"
+		}
+		fmt.Fprintf(&b, "| %s | [%s](%s.md) | %s | %s | %s |\n", r.Code, r.Name, r.Name, r.Severity, needs, r.Summary)
+	}
+	return b.String()
+}
