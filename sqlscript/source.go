@@ -27,11 +27,23 @@ type Range struct {
 type lineIndex struct {
 	text  string
 	start []int // byte offset where each line starts
+	// runes[k] counts the characters that start in text[:k*runeBlock], so
+	// that columns on long lines cost O(runeBlock), not O(line length)
+	runes []int
 }
 
+const runeBlock = 64
+
 func newLineIndex(text string) *lineIndex {
-	idx := &lineIndex{text: text, start: []int{0}}
+	idx := &lineIndex{text: text, start: []int{0}, runes: make([]int, 1, len(text)/runeBlock+1)}
+	n := 0
 	for i := 0; i < len(text); i++ {
+		if i > 0 && i%runeBlock == 0 {
+			idx.runes = append(idx.runes, n)
+		}
+		if utf8.RuneStart(text[i]) {
+			n++
+		}
 		switch text[i] {
 		case '\n':
 			idx.start = append(idx.start, i+1)
@@ -56,20 +68,37 @@ func (idx *lineIndex) pos(offset int) Pos {
 		offset = len(idx.text)
 	}
 	line := sort.Search(len(idx.start), func(i int) bool { return idx.start[i] > offset }) - 1
-	at := offset
-	for at > idx.start[line] && at < len(idx.text) && !utf8.RuneStart(idx.text[at]) {
-		at-- // inside a character: report the character itself
+	col := idx.runesBefore(offset) - idx.runesBefore(idx.start[line]) + 1
+	if offset < len(idx.text) && !utf8.RuneStart(idx.text[offset]) {
+		col-- // inside a character: report the character itself
 	}
-	col := 1 + utf8.RuneCountInString(idx.text[idx.start[line]:at])
 	return Pos{Offset: offset, Line: line + 1, Column: col}
+}
+
+// runesBefore counts the characters that start in text[:offset].
+func (idx *lineIndex) runesBefore(offset int) int {
+	k := offset / runeBlock
+	if k >= len(idx.runes) {
+		k = len(idx.runes) - 1
+	}
+	n := idx.runes[k]
+	for i := k * runeBlock; i < offset; i++ {
+		if utf8.RuneStart(idx.text[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// line returns the 1-based line number of an offset.
+func (idx *lineIndex) line(offset int) int {
+	return sort.Search(len(idx.start), func(i int) bool { return idx.start[i] > offset })
 }
 
 func (idx *lineIndex) span(start, end int) Range {
 	return Range{Start: idx.pos(start), End: idx.pos(end)}
 }
 
-// line returns the 1-based line number of an offset.
-func (idx *lineIndex) line(offset int) int { return idx.pos(offset).Line }
 
 // decodeSource turns the bytes of a .sql file into text: UTF-8 with or
 // without a byte-order mark, or UTF-16 (little or big endian) with one.
