@@ -99,7 +99,6 @@ func (idx *lineIndex) span(start, end int) Range {
 	return Range{Start: idx.pos(start), End: idx.pos(end)}
 }
 
-
 // decodeSource turns the bytes of a .sql file into text: UTF-8 with or
 // without a byte-order mark, or UTF-16 (little or big endian) with one.
 func decodeSource(src []byte) (string, error) {
