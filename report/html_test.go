@@ -1,0 +1,387 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planlint/planlint/internal/sharedtest"
+	"github.com/planlint/planlint/plan"
+	"github.com/planlint/planlint/rules"
+)
+
+func renderHTML(t testing.TB, r *Report, opt HTMLOptions) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := HTML(&b, r, opt); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	out := renderHTML(t, queueFixtureReport(t), HTMLOptions{BaseDir: ".."})
+	for _, banned := range []string{"<link", " src=", "@import", "url(http", "url(//", "@font-face"} {
+		if strings.Contains(out, banned) {
+			t.Errorf("the page loads something from outside: found %q", banned)
+		}
+	}
+	// The only addresses are links to the rule documentation.
+	for _, m := range regexp.MustCompile(`https?://[^"'\s<)]*`).FindAllStringIndex(out, -1) {
+		url := out[m[0]:m[1]]
+		before := out[max(0, m[0]-6):m[0]]
+		if !strings.HasPrefix(url, rules.DocBase) || before != `href="` {
+			t.Errorf("unexpected address %q (after %q)", url, before)
+		}
+	}
+	if strings.Count(out, "<script>") != 1 || strings.Count(out, "<style>") != 1 {
+		t.Errorf("want exactly one inline script and one style element")
+	}
+}
+
+func TestHTMLEscapesEverything(t *testing.T) {
+	r := hostileReport()
+	r.Files[0].Statements[0].Text = `SELECT '</pre><script>alert(1)</script>'`
+	r.Files[0].Findings = []*Finding{{Finding: rules.Finding{Rule: "key-lookup", Code: "PL102", Severity: rules.Error, Batch: 1, StatementID: 1,
+		NodeID: rules.Node(0), Message: `<img onerror=alert(2)> & "quotes"`, Fix: `</li><script>alert(3)</script>`}}}
+	out := renderHTML(t, r, HTMLOptions{NoRedact: true})
+	for _, bad := range []string{"<script>alert", "<img onerror", `</li><script>`} {
+		if strings.Contains(out, bad) {
+			t.Errorf("unescaped markup %q in the page", bad)
+		}
+	}
+	if !strings.Contains(out, "&lt;img onerror=alert(2)&gt; &amp; &#34;quotes&#34;") {
+		t.Errorf("the message is not shown escaped")
+	}
+}
+
+func TestHTMLContent(t *testing.T) {
+	out := renderHTML(t, explainReport(), HTMLOptions{Title: "poll.sql"})
+	for _, want := range []string{
+		"<title>poll.sql</title>",
+		`<svg class="plan" id="f0-s0-p0" data-operators="3"`,
+		`<g class="node cost-2 skew-3 has-findings" id="f0-s0-p0-n2"`,
+		`<g class="badge sev-error"`,
+		`<a class="place" href="#f0-s0-p0-n2" data-target="f0-s0-p0-n2">stmt 1 node 2 Clustered Index Scan</a>`,
+		`<div class="details" id="d-f0-s0-p0-n2" hidden>`,
+		"<dt>Actual rows (all threads)</dt><dd class=\"\">1,250,000</dd>",
+		"<dt>Predicate</dt><dd class=\"pre\">[WorkDb].[dbo].[Work].[Status]=[@Status] AND [WorkDb].[dbo].[Work].[Email]=N&#39;?&#39;</dd>",
+		"<dt>Seek predicates</dt><dd class=\"pre\">Prefix: Work.Amount = (?)</dd>",
+		`<table class="ops">`,
+		"Could not be analysed: line 3, column 7",
+		"Literal values and parameter values are redacted",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// Edges run from each child to its parent: two in statement 1.
+	if n := strings.Count(out, `<g class="edge">`); n != 2 {
+		t.Errorf("%d edges, want 2", n)
+	}
+}
+
+// TestLayout checks the layout of random trees: every operator placed,
+// no two boxes on the same spot (all boxes have one size on one grid, so
+// that means no overlap), children one column right of their parent, the
+// first child on its parent's row, and everything inside the drawing.
+func TestLayout(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for trial := 0; trial < 200; trial++ {
+		nodes := randomTree(rng, 1+rng.Intn(300))
+		checkLayout(t, fmt.Sprintf("random tree %d", trial), nodes[0], nodes)
+	}
+	checkLayout(t, "empty plan", nil, nil)
+	// A malformed plan whose node list holds an operator the tree does not
+	// reach, and a loop.
+	a, b, c := &plan.RelOp{NodeID: 0}, &plan.RelOp{NodeID: 1}, &plan.RelOp{NodeID: 2}
+	a.Children = []*plan.RelOp{b}
+	b.Children = []*plan.RelOp{a}
+	l := layoutPlan(a, []*plan.RelOp{a, b, c})
+	if len(l.pos) != 3 {
+		t.Errorf("malformed plan: %d operators placed, want 3", len(l.pos))
+	}
+}
+
+func randomTree(rng *rand.Rand, n int) []*plan.RelOp {
+	nodes := []*plan.RelOp{{NodeID: 0}}
+	for i := 1; i < n; i++ {
+		parent := nodes[rng.Intn(len(nodes))]
+		if rng.Intn(3) == 0 { // deep chains as well as bushy trees
+			parent = nodes[len(nodes)-1]
+		}
+		c := &plan.RelOp{NodeID: i, Parent: parent}
+		parent.Children = append(parent.Children, c)
+		nodes = append(nodes, c)
+	}
+	return nodes
+}
+
+func checkLayout(t *testing.T, name string, root *plan.RelOp, nodes []*plan.RelOp) {
+	t.Helper()
+	l := layoutPlan(root, nodes)
+	seen := map[layoutPos]*plan.RelOp{}
+	for _, n := range nodes {
+		p, ok := l.pos[n]
+		if !ok {
+			t.Fatalf("%s: node %d not placed", name, n.NodeID)
+		}
+		if other := seen[p]; other != nil {
+			t.Fatalf("%s: nodes %d and %d overlap at %v", name, other.NodeID, n.NodeID, p)
+		}
+		seen[p] = n
+		if p.X < 0 || p.Y < 0 || p.X+layoutNodeW > l.Width || p.Y+layoutNodeH > l.Height {
+			t.Fatalf("%s: node %d at %v lies outside the %dx%d drawing", name, n.NodeID, p, l.Width, l.Height)
+		}
+		for i, c := range n.Children {
+			cp := l.pos[c]
+			if cp.X != p.X+layoutNodeW+layoutColGap {
+				t.Fatalf("%s: child %d is not one column right of %d", name, c.NodeID, n.NodeID)
+			}
+			if i == 0 && cp.Y != p.Y {
+				t.Fatalf("%s: first child %d is not on the row of %d", name, c.NodeID, n.NodeID)
+			}
+			if cp.Y < p.Y {
+				t.Fatalf("%s: child %d sits above its parent %d", name, c.NodeID, n.NodeID)
+			}
+		}
+	}
+	if l.Width <= 0 || l.Height <= 0 {
+		t.Fatalf("%s: empty drawing %dx%d", name, l.Width, l.Height)
+	}
+}
+
+// TestHTMLCorpus lays out and renders every plan of the shared corpus.
+func TestHTMLCorpus(t *testing.T) {
+	files := sharedtest.Files(t, "corpus/plans")
+	if testing.Short() {
+		files = files[:min(len(files), 20)]
+	}
+	rendered := 0
+	for _, path := range files {
+		doc, err := plan.ParseFile(path, plan.Options{})
+		if err != nil {
+			continue // the plan package's tests cover inputs it rejects
+		}
+		for _, s := range doc.Statements() {
+			for _, q := range s.Plans() {
+				checkLayout(t, filepath.Base(path), q.Root, q.Nodes)
+			}
+		}
+		fs, err := rules.Analyze(doc, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		r := &Report{Tool: "planlint", Files: []*File{{Path: path, Statements: Summarize(doc), Findings: Wrap(fs), Plans: []*plan.Document{doc}}}}
+		var b bytes.Buffer
+		if err := HTML(&b, r, HTMLOptions{}); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		want := 0
+		for _, s := range r.Files[0].Statements {
+			want += s.Nodes
+		}
+		if got := strings.Count(b.String(), `<g class="node`); got != want {
+			t.Errorf("%s: %d operator boxes, want %d", path, got, want)
+		}
+		rendered++
+	}
+	if rendered == 0 {
+		t.Fatal("no corpus plan could be rendered")
+	}
+}
+
+// chromium finds a headless-capable Chromium, or skips the test.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("chromium is not installed (apt-get install -y chromium); skipping the browser rendering test")
+	return ""
+}
+
+func runChromium(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir()}
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return out
+}
+
+// TestHTMLRendersInChromium loads the page in a headless browser: the
+// parsed DOM must hold one operator box per operator of every statement
+// (counted by the plan summaries, not by the renderer), the script must
+// have run, and a screenshot must show something.
+func TestHTMLRendersInChromium(t *testing.T) {
+	bin := chromium(t)
+	for name, r := range map[string]*Report{"queue": queueFixtureReport(t), "explain": explainReport()} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each browser start takes seconds
+			dir := t.TempDir()
+			page := filepath.Join(dir, "report.html")
+			if err := os.WriteFile(page, []byte(renderHTML(t, r, HTMLOptions{BaseDir: ".."})), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom := string(runChromium(t, bin, "--dump-dom", "file://"+page))
+			if !regexp.MustCompile(`<body[^>]* data-ready="1"`).MatchString(dom) {
+				t.Errorf("the page script did not run to the end (no data-ready on body)")
+			}
+			svg := regexp.MustCompile(`(?s)<svg class="plan" id="(f\d+-s\d+)-p\d+"[^>]*>(.*?)</svg>`)
+			got := map[string]int{}
+			for _, m := range svg.FindAllStringSubmatch(dom, -1) {
+				got[m[1]] += len(regexp.MustCompile(`<g class="node[ "]`).FindAllString(m[2], -1))
+			}
+			for fi, f := range r.Files {
+				for si, s := range f.Statements {
+					id := fmt.Sprintf("f%d-s%d", fi, si)
+					if got[id] != s.Nodes {
+						t.Errorf("%s %s: %d g.node elements in the rendered DOM, want %d", f.Path, id, got[id], s.Nodes)
+					}
+				}
+			}
+
+			shot := filepath.Join(dir, "shot.png")
+			runChromium(t, bin, "--screenshot="+shot, "--window-size=1400,900", "file://"+page)
+			if msg := screenshotProblem(shot); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+// screenshotProblem says what is wrong with a screenshot, or "" if it
+// shows a rendered page: enough colours and enough non-white pixels.
+func screenshotProblem(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return fmt.Sprintf("screenshot is not a PNG: %v", err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 100 || b.Dy() < 100 {
+		return fmt.Sprintf("screenshot is only %dx%d", b.Dx(), b.Dy())
+	}
+	colors := map[color.RGBA]bool{}
+	nonWhite := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			colors[c] = true
+			if c.R < 240 || c.G < 240 || c.B < 240 {
+				nonWhite++
+			}
+		}
+	}
+	total := (b.Dx() / 2) * (b.Dy() / 2)
+	if len(colors) < 16 || nonWhite < total/100 {
+		return fmt.Sprintf("screenshot looks blank: %d colours, %d of %d sampled pixels not white", len(colors), nonWhite, total)
+	}
+	return ""
+}
+
+func TestScreenshotCheckRejectsBlank(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 200, 200))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	path := filepath.Join(t.TempDir(), "blank.png")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if screenshotProblem(path) == "" {
+		t.Error("a blank screenshot passed the check")
+	}
+}
+
+func TestHTMLGolden(t *testing.T) {
+	checkGolden(t, "queue.html", []byte(renderHTML(t, queueFixtureReport(t), HTMLOptions{BaseDir: ".."})))
+	checkGolden(t, "explain.html", []byte(renderHTML(t, explainReport(), HTMLOptions{})))
+}
+
+// largestCorpusPlan returns the corpus file whose plans have the most
+// operators.
+func largestCorpusPlan(b *testing.B) (*plan.Document, string, int) {
+	var best *plan.Document
+	var bestPath string
+	bestN := 0
+	for _, path := range sharedtest.Files(b, "corpus/plans") {
+		doc, err := plan.ParseFile(path, plan.Options{})
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, s := range doc.Statements() {
+			n += s.NodeCount()
+		}
+		if n > bestN {
+			best, bestPath, bestN = doc, path, n
+		}
+	}
+	if best == nil {
+		b.Skip("no corpus plan parsed")
+	}
+	return best, bestPath, bestN
+}
+
+func BenchmarkHTMLLargestCorpusPlan(b *testing.B) {
+	doc, path, n := largestCorpusPlan(b)
+	fs, err := rules.Analyze(doc, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &Report{Tool: "planlint", Files: []*File{{Path: path, Statements: Summarize(doc), Findings: Wrap(fs), Plans: []*plan.Document{doc}}}}
+	var size int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := HTML(&buf, r, HTMLOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(n), "operators")
+	b.ReportMetric(float64(size), "bytes")
+}
+
+func BenchmarkLayout(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		nodes := randomTree(rand.New(rand.NewSource(2)), n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				layoutPlan(nodes[0], nodes)
+			}
+		})
+	}
+}
