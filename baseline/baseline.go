@@ -93,7 +93,7 @@ type Item struct {
 
 // Entries counts items by key, in the order Write uses.
 func Entries(items []Item) []Entry {
-	counts := map[Key]int{}
+	counts := make(map[Key]int, len(items))
 	for _, it := range items {
 		counts[it.Key.normalize()]++
 	}
@@ -169,7 +169,7 @@ type Baseline struct {
 
 // New returns a baseline holding entries, as if written and loaded.
 func New(entries []Entry) *Baseline {
-	counts := map[Key]int{}
+	counts := make(map[Key]int, len(entries))
 	for _, e := range entries {
 		if e.Count > 0 {
 			counts[e.Key.normalize()] += e.Count
@@ -178,12 +178,9 @@ func New(entries []Entry) *Baseline {
 	return newBaseline("", counts)
 }
 
+// newBaseline takes ownership of counts.
 func newBaseline(path string, counts map[Key]int) *Baseline {
-	b := &Baseline{Path: path, entries: fromCounts(counts), remaining: map[Key]int{}}
-	for _, e := range b.entries {
-		b.remaining[e.Key] = e.Count
-	}
-	return b
+	return &Baseline{Path: path, entries: fromCounts(counts), remaining: counts}
 }
 
 // Entries returns the recorded entries, sorted.

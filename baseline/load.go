@@ -173,15 +173,15 @@ func (p *reader) file() (map[Key]int, error) {
 
 // version reads the format version and checks it is Version.
 func (p *reader) version() error {
-	off := p.next()
-	var raw json.RawMessage
-	if err := p.dec.Decode(&raw); err != nil {
-		return p.syntaxError(err, off, "a version number")
+	t, off, err := p.token("a version number")
+	if err != nil {
+		return err
 	}
-	v, err := strconv.Atoi(string(raw))
+	num, isNum := t.(json.Number)
+	v, err := strconv.Atoi(string(num))
 	switch {
-	case err != nil:
-		return p.errAt(off, `"version" must be an integer; got %s`, raw)
+	case !isNum || err != nil:
+		return p.errAt(off, `"version" must be an integer; got %s`, describe(t))
 	case v > Version:
 		return p.errAt(off, "baseline version %d is newer than this planlint reads (%d); upgrade planlint or rewrite the baseline with --write-baseline", v, Version)
 	case v != Version:
@@ -191,15 +191,17 @@ func (p *reader) version() error {
 }
 
 func (p *reader) entries() (map[Key]int, error) {
-	counts := map[Key]int{}
 	if t, off, err := p.token(`a list of entries`); err != nil {
 		return nil, err
 	} else if t == nil {
-		return counts, nil // "entries": null
+		return map[Key]int{}, nil // "entries": null
 	} else if t != json.Delim('[') {
 		return nil, p.errAt(off, "entries: expected a list; got %s", describe(t))
 	}
-	firstAt := map[Key]int{} // key → entry number
+	// Write puts one entry on each line; the cap bounds what odd input
+	// makes us allocate up front.
+	type numbered struct{ n, count int }
+	found := make(map[Key]numbered, min(bytes.Count(p.data, []byte{'\n'}), 1<<16))
 	for n := 1; p.dec.More(); n++ {
 		off := p.next()
 		e, err := p.entry(n, off)
@@ -207,17 +209,31 @@ func (p *reader) entries() (map[Key]int, error) {
 			return nil, err
 		}
 		k := e.Key.normalize()
-		if first, dup := firstAt[k]; dup {
-			return nil, p.errAt(off, "entry %d repeats entry %d (same file, rule, fingerprint and node); merge their counts", n, first)
+		if first, dup := found[k]; dup {
+			return nil, p.errAt(off, "entry %d repeats entry %d (same file, rule, fingerprint and node); merge their counts", n, first.n)
 		}
-		firstAt[k] = n
-		counts[k] = e.Count
+		found[k] = numbered{n, e.Count}
 	}
 	if _, err := p.expectDelim(']', `"]" or another entry`); err != nil {
 		return nil, err
 	}
+	counts := make(map[Key]int, len(found))
+	for k, v := range found {
+		counts[k] = v.count
+	}
 	return counts, nil
 }
+
+// Entry keys, as bits for tracking which were seen.
+const (
+	hasFile = 1 << iota
+	hasRule
+	hasFingerprint
+	hasNode
+	hasCount
+)
+
+var entryKeys = map[string]int{"file": hasFile, "rule": hasRule, "fingerprint": hasFingerprint, "node": hasNode, "count": hasCount}
 
 // entry reads one entry object starting at off.
 func (p *reader) entry(n int, off int64) (Entry, error) {
@@ -227,53 +243,54 @@ func (p *reader) entry(n int, off int64) (Entry, error) {
 	} else if t != json.Delim('{') {
 		return e, p.errAt(off, "entry %d: expected an object; got %s", n, describe(t))
 	}
-	seen := map[string]bool{}
+	seen := 0
 	for p.dec.More() {
 		t, keyOff, err := p.token("a key")
 		if err != nil {
 			return e, err
 		}
 		key, _ := t.(string)
-		if seen[key] {
+		bit, ok := entryKeys[key]
+		switch {
+		case !ok:
+			return e, p.errAt(keyOff, "entry %d: unknown key %q; entries have file, rule, fingerprint, node and count", n, key)
+		case seen&bit != 0:
 			return e, p.errAt(keyOff, "entry %d: duplicate key %q", n, key)
 		}
-		seen[key] = true
-		valOff := p.next()
-		var raw json.RawMessage
-		if err := p.dec.Decode(&raw); err != nil {
-			return e, p.syntaxError(err, valOff, "a value")
+		seen |= bit
+		v, valOff, err := p.token("a value")
+		if err != nil {
+			return e, err
 		}
-		switch key {
-		case "rule", "file", "fingerprint", "node":
-			var s string
-			if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-				return e, p.errAt(valOff, "entry %d: %q must be a string; got %s", n, key, raw)
-			}
-			switch key {
-			case "rule":
-				e.Rule = s
-			case "file":
-				e.File = s
-			case "fingerprint":
-				e.Fingerprint = s
-			case "node":
-				e.Node = s
-			}
-		case "count":
-			c, err := strconv.Atoi(string(raw))
-			if err != nil || c < 1 {
-				return e, p.errAt(valOff, "entry %d: \"count\" must be a whole number of at least 1; got %s", n, raw)
+		if bit == hasCount {
+			num, isNum := v.(json.Number)
+			c, err := strconv.Atoi(string(num))
+			if !isNum || err != nil || c < 1 {
+				return e, p.errAt(valOff, "entry %d: \"count\" must be a whole number of at least 1; got %s", n, describe(v))
 			}
 			e.Count = c
-		default:
-			return e, p.errAt(keyOff, "entry %d: unknown key %q; entries have file, rule, fingerprint, node and count", n, key)
+			continue
+		}
+		s, isString := v.(string)
+		if !isString {
+			return e, p.errAt(valOff, "entry %d: %q must be a string; got %s", n, key, describe(v))
+		}
+		switch bit {
+		case hasFile:
+			e.File = s
+		case hasRule:
+			e.Rule = s
+		case hasFingerprint:
+			e.Fingerprint = s
+		case hasNode:
+			e.Node = s
 		}
 	}
 	if _, err := p.expectDelim('}', `"}" or another key`); err != nil {
 		return e, err
 	}
 	for _, key := range []string{"file", "rule", "fingerprint", "count"} {
-		if !seen[key] {
+		if seen&entryKeys[key] == 0 {
 			return e, p.errAt(off, "entry %d: no %q", n, key)
 		}
 	}
