@@ -46,16 +46,16 @@ type ServerInfo struct {
 // pool checkout (which resets the session). A Session is not safe for
 // concurrent use.
 type Session struct {
-	db     *sql.DB
-	conn   *sql.Conn
-	c      *Connection
-	set    SetOptions
-	limit  time.Duration
-	Info   ServerInfo
-	cat    *catalog.Catalog
-	known  map[string]bool // lower-case schema.table already read
-	rpcNoPlan bool         // an RPC under SHOWPLAN_XML returned no plan
-	broken    bool         // closed after a failed rollback
+	db        *sql.DB
+	conn      *sql.Conn
+	c         *Connection
+	set       SetOptions
+	limit     time.Duration
+	Info      ServerInfo
+	cat       *catalog.Catalog
+	known     map[string]bool // lower-case schema.table already read
+	rpcNoPlan bool            // an RPC under SHOWPLAN_XML returned no plan
+	broken    bool            // closed after a failed rollback
 	closed    bool
 }
 
