@@ -21,6 +21,11 @@ func splitBatches(text string, toks []token, idx *lineIndex) ([]batchSpan, []Dia
 	var diags []Diagnostic
 	start := 0
 	for i, t := range toks {
+		if t.isOp(":") && startsLine(toks, i) && i+1 < len(toks) && toks[i+1].Kind == tokWord && toks[i+1].Start == t.End {
+			diags = append(diags, Diagnostic{Range: idx.span(t.Start, toks[i+1].End), Severity: SeverityWarning,
+				Message: fmt.Sprintf("sqlcmd command :%s is not supported; the line is sent to the server as T-SQL", toks[i+1].Text)})
+			continue
+		}
 		if !t.isWord("GO") || !startsLine(toks, i) {
 			continue
 		}

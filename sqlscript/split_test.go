@@ -90,6 +90,7 @@ func TestBatchSeparatorDiagnostics(t *testing.T) {
 		{"two counts", "SELECT 1\nGO 2 3\nSELECT 2", "unexpected number \"3\" after GO", SeverityWarning, 1},
 		{"zero count", "SELECT 1\nGO 0\nSELECT 2", "t.sql:2:4: GO count 0 must be a whole number from 1 to 2147483647", SeverityError, 2},
 		{"fractional count", "SELECT 1\nGO 1.5\nSELECT 2", "GO count 1.5 must be", SeverityError, 2},
+		{"sqlcmd command", "  :setvar db q\nSELECT 1", "t.sql:1:3: sqlcmd command :setvar is not supported; the line is sent to the server as T-SQL", SeverityWarning, 1},
 		{"huge count", "SELECT 1\nGO 99999999999\nSELECT 2", "GO count 99999999999 must be", SeverityError, 2},
 	}
 	for _, tt := range tests {
