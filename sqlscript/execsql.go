@@ -38,8 +38,8 @@ type Param struct {
 	Type   string // declared type, as written
 	Value  Literal
 	Output bool
-	// Range is where the parameter's value is written in the script (the
-	// argument or the annotation).
+	// Range is where the parameter is written in the script (the argument
+	// or the annotation); zero when only a command-line override gives it.
 	Range Range
 }
 

@@ -455,7 +455,7 @@ func (l Literal) text(base string) (any, error) {
 			return f, nil
 		}
 	}
-	return strings.TrimPrefix(l.Text, "+"), nil
+	return strings.TrimPrefix(strings.Join(strings.Fields(l.Text), ""), "+"), nil
 }
 
 func isGUID(s string) bool {

@@ -187,6 +187,8 @@ type splitter struct {
 	needSet      bool   // an UPDATE has not seen its SET yet
 	insertSource bool   // an INSERT has seen its SELECT, VALUES or EXEC
 	caseDepth    int
+	kw           int  // token holding the statement's keyword (after a label)
+	label        bool // the statement so far is only a label ("retry:")
 }
 
 func (s *splitter) at(i int) token {
@@ -198,6 +200,12 @@ func (s *splitter) at(i int) token {
 
 func (s *splitter) start(i int) {
 	s.cur = i
+	s.begin(i)
+}
+
+// begin resets the statement state for the keyword at toks[i].
+func (s *splitter) begin(i int) {
+	s.kw, s.label = i, false
 	s.verb, s.needSet, s.insertSource, s.caseDepth = "", false, false, 0
 	kw := s.toks[i].upper()
 	s.verb = kw
@@ -208,7 +216,7 @@ func (s *splitter) start(i int) {
 
 func (s *splitter) end(last int) {
 	if s.cur >= 0 && last >= s.cur {
-		s.out = append(s.out, stmtSpan{first: s.cur, last: last, keyword: s.toks[s.cur].upper()})
+		s.out = append(s.out, stmtSpan{first: s.cur, last: last, keyword: s.toks[s.kw].upper()})
 	}
 	s.cur = -1
 	s.depth = 0
@@ -217,6 +225,9 @@ func (s *splitter) end(last int) {
 // step handles toks[i] and returns the index of the last token it consumed.
 func (s *splitter) step(i int) int {
 	t := s.toks[i]
+	if s.label && t.Kind != tokWord {
+		s.label = false
+	}
 	switch {
 	case t.isOp(";"):
 		s.end(i)
@@ -254,6 +265,13 @@ func (s *splitter) step(i int) int {
 		return i
 	}
 	next := s.at(i + 1)
+	if next.isOp(":") && next.Start == t.End {
+		// a label belongs to the statement it precedes, as in plans
+		s.end(i - 1)
+		s.start(i)
+		s.label = true
+		return i + 1
+	}
 	switch {
 	case kw == "BEGIN" && !(next.isWord("TRAN") || next.isWord("TRANSACTION") || next.isWord("DISTRIBUTED") || next.isWord("DIALOG") || next.isWord("CONVERSATION")):
 		s.end(i - 1)
@@ -273,6 +291,10 @@ func (s *splitter) step(i int) int {
 	}
 	if s.cur < 0 {
 		s.start(i)
+		return i
+	}
+	if s.label {
+		s.begin(i)
 		return i
 	}
 	if statementStarters[kw] && !s.continues(i, kw) {

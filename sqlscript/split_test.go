@@ -200,6 +200,10 @@ func TestSplitStatements(t *testing.T) {
 		{"keyword after a dot is a name", "SELECT t.[update], x.print FROM t", []string{"SELECT t.[update], x.print FROM t"}},
 		{"comments between statements are not statements", "SELECT 1 -- one\n/* two */ SELECT 2", []string{"SELECT 1", "SELECT 2"}},
 		{"unbalanced parenthesis", "SELECT (1 SELECT 2; SELECT 3", []string{"SELECT (1 SELECT 2;", "SELECT 3"}},
+		{"labels join the next statement", "retry:\nDELETE TOP (10) FROM t\nIF @@ROWCOUNT > 0 GOTO retry\ndone: SELECT 1\nlast:",
+			[]string{"retry:\nDELETE TOP (10) FROM t", "IF @@ROWCOUNT > 0", "GOTO retry", "done: SELECT 1", "last:"}},
+		{"for xml, select into, option", "SELECT a INTO #t FROM t OPTION (RECOMPILE) SELECT (SELECT a FROM t FOR XML PATH('')) SELECT 3",
+			[]string{"SELECT a INTO #t FROM t OPTION (RECOMPILE)", "SELECT (SELECT a FROM t FOR XML PATH(''))", "SELECT 3"}},
 		{"end conversation", "END CONVERSATION @h SELECT 1", []string{"END CONVERSATION @h", "SELECT 1"}},
 		{"empty", "", nil},
 		{"only comments", "-- x\n/* y */", nil},
@@ -230,5 +234,16 @@ func TestStatementKeywordsAndRanges(t *testing.T) {
 	want := []string{"SET@1:1-1:16", "WITH@2:2-3:18", "BEGIN@4:1-4:11"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestLabelKeyword(t *testing.T) {
+	toks := code(lex("retry: DELETE FROM t; done: ;"))
+	var got []string
+	for _, sp := range splitStatements(toks) {
+		got = append(got, sp.keyword)
+	}
+	if want := []string{"DELETE", "DONE"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keywords = %v, want %v", got, want)
 	}
 }
