@@ -471,7 +471,7 @@ func TestResolve(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			cfg:  Default("/work"),
+			cfg:  Default("/srv/app"),
 			want: Settings{FailOn: "error", Threshold: rules.Error, FailOnSource: "default", Redact: true, RedactSource: "default"},
 		},
 		{
