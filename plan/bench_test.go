@@ -60,12 +60,22 @@ func benchCorpus(b *testing.B, fn func([]byte) error) {
 	b.SetBytes(totalSize(docs))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for b.Loop() {
 		for _, d := range docs {
 			if err := fn(d); err != nil {
 				b.Fatal(err)
 			}
 		}
+	}
+	reportCPU(b, cpu)
+}
+
+// reportCPU adds the process CPU time per operation since start, which is
+// steadier than wall time on a shared machine (it includes GC work).
+func reportCPU(b *testing.B, start time.Duration) {
+	if used := processCPU() - start; used > 0 {
+		b.ReportMetric(float64(used.Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }
 
@@ -93,6 +103,8 @@ func benchCorpusParallel(b *testing.B, fn func([]byte) error) {
 	b.SetBytes(totalSize(docs))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer reportCPU(b, cpu)
 	for b.Loop() {
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -216,6 +228,8 @@ func benchLarge(b *testing.B, run func(io.Reader) error) {
 	b.SetBytes(int64(lp.size()))
 	b.ReportAllocs()
 	var peak uint64
+	cpu := processCPU()
+	defer reportCPU(b, cpu)
 	for b.Loop() {
 		peak = max(peak, peakLive(func() {
 			if err := run(lp.reader()); err != nil {

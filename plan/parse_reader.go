@@ -65,11 +65,8 @@ func (p *parser) next() (xml.Token, error) {
 // pushes it, or reports ok == false after popping the innermost element at
 // its end tag.
 func (p *parser) child() (se xml.StartElement, ok bool, err error) {
-	tok, err := p.next()
+	tok, err := p.next() // with an element open, EOF comes back as truncation
 	if err != nil {
-		if err == io.EOF {
-			err = p.errorf("unexpected EOF: the file is truncated")
-		}
 		return se, false, err
 	}
 	switch t := tok.(type) {
