@@ -75,7 +75,7 @@ type Error struct {
 func (e *Error) Error() string {
 	s := e.Step + ": " + e.Message
 	if e.Hint != "" {
-		s += "; " + e.Hint
+		s = strings.TrimSuffix(s, ".") + "; " + e.Hint
 	}
 	return s
 }
@@ -135,8 +135,10 @@ func classify(err error, step string, timedOut bool, limit time.Duration, c *Con
 		e.Kind = ErrConnect
 		e.Message = "cannot open a TCP connection: " + dialMessage(err, oe)
 		e.Hint = "check the server name and port (-S host,port) and that SQL Server accepts TCP connections"
-	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.As(err, &ne), isStreamError(err):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isStreamError(err) && strings.HasSuffix(err.Error(), "EOF"):
+		e.Kind = ErrConnectionLost
+		e.Message = "the server closed the connection in the middle of its reply (" + err.Error() + ")"
+	case errors.Is(err, driver.ErrBadConn), errors.As(err, &ne), isStreamError(err):
 		e.Kind = ErrConnectionLost
 		e.Message = "the connection to the server broke: " + err.Error()
 	default:
