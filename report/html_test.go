@@ -20,6 +20,7 @@ import (
 	"github.com/planlint/planlint/internal/sharedtest"
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/rules"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func renderHTML(t testing.TB, r *Report, opt HTMLOptions) string {
@@ -163,12 +164,16 @@ func checkLayout(t *testing.T, name string, root *plan.RelOp, nodes []*plan.RelO
 	}
 }
 
-// TestHTMLCorpus lays out and renders every plan of the shared corpus.
-func TestHTMLCorpus(t *testing.T) {
-	files := sharedtest.Files(t, "corpus/plans")
+// TestFormatsOnCorpus lays out every plan of the shared corpus (real and
+// awkward ones) and renders it in every format: the HTML must draw each
+// operator once, the SARIF must match the schema and the DOT must be
+// well formed.
+func TestFormatsOnCorpus(t *testing.T) {
+	files := append(sharedtest.Files(t, "corpus/plans"), sharedtest.Files(t, "corpus/odd")...)
 	if testing.Short() {
 		files = files[:min(len(files), 20)]
 	}
+	schema := sarifSchema(t)
 	rendered := 0
 	for _, path := range files {
 		doc, err := plan.ParseFile(path, plan.Options{})
@@ -185,17 +190,26 @@ func TestHTMLCorpus(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		r := &Report{Tool: "planlint", Files: []*File{{Path: path, Statements: Summarize(doc), Findings: Wrap(fs), Plans: []*plan.Document{doc}}}}
-		var b bytes.Buffer
-		if err := HTML(&b, r, HTMLOptions{}); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		page := renderHTML(t, r, HTMLOptions{})
 		want := 0
 		for _, s := range r.Files[0].Statements {
 			want += s.Nodes
 		}
-		if got := strings.Count(b.String(), `<g class="node`); got != want {
+		if got := strings.Count(page, `<g class="node`); got != want {
 			t.Errorf("%s: %d operator boxes, want %d", path, got, want)
 		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(renderSARIF(t, r, SARIFOptions{})))
+		if err != nil {
+			t.Fatalf("%s: SARIF is not JSON: %v", path, err)
+		}
+		if err := schema.Validate(inst); err != nil {
+			t.Errorf("%s: SARIF does not match the schema: %v", path, err)
+		}
+		if msg := dotSyntaxProblem(renderDOT(t, r, DOTOptions{})); msg != "" {
+			t.Errorf("%s: DOT: %s", path, msg)
+		}
+		renderMarkdown(t, r, MarkdownOptions{})
+		renderGitHub(t, r, GitHubOptions{})
 		rendered++
 	}
 	if rendered == 0 {
