@@ -88,6 +88,14 @@ func TestHTMLContent(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
+	// A long findings list is collapsed so that the graph stays in view.
+	many := explainReport()
+	for i := 0; i < 7; i++ {
+		many.Files[0].Findings = append(many.Files[0].Findings, many.Files[0].Findings[0])
+	}
+	if page := renderHTML(t, many, HTMLOptions{}); !strings.Contains(page, `<details class="findings-block"><summary>9 findings</summary>`) {
+		t.Errorf("nine findings of one statement are not collapsed")
+	}
 	// Edges run from each child to its parent: two in statement 1.
 	if n := strings.Count(out, `<g class="edge">`); n != 2 {
 		t.Errorf("%d edges, want 2", n)
