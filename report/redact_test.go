@@ -277,3 +277,34 @@ func FuzzRedactSQL(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFormats renders the queue fixtures (14 plans, 38 findings) in
+// each format, redacting where the format does by default.
+func BenchmarkFormats(b *testing.B) {
+	r := queueFixtureReport(b)
+	formats := []struct {
+		name   string
+		render func(w *bytes.Buffer) error
+	}{
+		{"redact", func(*bytes.Buffer) error { Redacted(r); return nil }},
+		{"sarif", func(w *bytes.Buffer) error { return SARIF(w, r, SARIFOptions{BaseDir: ".."}) }},
+		{"github", func(w *bytes.Buffer) error { return GitHub(w, r, GitHubOptions{BaseDir: ".."}) }},
+		{"markdown", func(w *bytes.Buffer) error { return Markdown(w, r, MarkdownOptions{BaseDir: ".."}) }},
+		{"html", func(w *bytes.Buffer) error { return HTML(w, r, HTMLOptions{BaseDir: ".."}) }},
+		{"dot", func(w *bytes.Buffer) error { return DOT(w, r, DOTOptions{BaseDir: ".."}) }},
+	}
+	for _, f := range formats {
+		b.Run(f.name, func(b *testing.B) {
+			var w bytes.Buffer
+			for i := 0; i < b.N; i++ {
+				w.Reset()
+				if err := f.render(&w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if w.Len() > 0 {
+				b.ReportMetric(float64(w.Len()), "bytes")
+			}
+		})
+	}
+}
