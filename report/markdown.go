@@ -24,7 +24,9 @@ type MarkdownOptions struct {
 	// working directory.
 	BaseDir string
 	// MaxLength caps the report in bytes (0 means DefaultMarkdownLength);
-	// findings that do not fit are counted in a truncation note.
+	// findings that do not fit are counted in a truncation note. The
+	// summary line and the note are always written, so a cap below about
+	// 1,000 bytes may be exceeded.
 	MaxLength int
 	// SourceURL, when set, links file locations: SourceURL + path +
 	// "#L<start>-L<end>" (e.g. "https://github.com/o/r/blob/<sha>/").
@@ -95,7 +97,9 @@ func Markdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 		sectionSize(failed, len(markdownFailedHead)) + sectionSize(fixes, len(markdownFixesHead))
 	truncated := size > limit
 	if truncated {
-		budget := limit - len(header) - len(footer) - markdownNoteRoom
+		// The note never grows longer than with every count at its total.
+		room := len(truncationNote(limit, len(tableRows), len(tableRows), totalFixes, totalFixes, len(failed), len(failed), opt.FullReport))
+		budget := limit - len(header) - len(footer) - room
 		take := func(items []string, head int) int {
 			if len(items) == 0 || budget < head {
 				return 0
@@ -155,12 +159,7 @@ func Markdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 		}
 	}
 	if truncated {
-		where := opt.FullReport
-		if where == "" {
-			where = "the text, JSON or SARIF output"
-		}
-		fmt.Fprintf(&b, "\n> **Report truncated** to %d characters: %d of %d findings, %d of %d fixes and %d of %d failed inputs shown. The full report is in %s.\n",
-			limit, nRows, len(tableRows), nFixes, totalFixes, nFailed, len(failed), markdownCell(where))
+		b.WriteString(truncationNote(limit, nRows, len(tableRows), nFixes, totalFixes, nFailed, len(failed), opt.FullReport))
 	}
 	b.WriteString(footer)
 	_, err := io.WriteString(w, b.String())
@@ -171,9 +170,17 @@ const (
 	markdownTableHead  = "\n| Severity | Rule | Location | Statement / node | Message |\n| --- | --- | --- | --- | --- |\n"
 	markdownFixesHead  = "\n### Fixes\n\n"
 	markdownFailedHead = "\n### Inputs that could not be analysed\n\n"
-	// markdownNoteRoom is kept free for the truncation note.
-	markdownNoteRoom = 400
 )
+
+// truncationNote says what was left out and where the rest is.
+func truncationNote(limit, rows, allRows, fixes, allFixes, failed, allFailed int, fullReport string) string {
+	where := fullReport
+	if where == "" {
+		where = "the text, JSON or SARIF output"
+	}
+	return fmt.Sprintf("\n> **Report truncated** to %d characters: %d of %d findings, %d of %d fixes and %d of %d failed inputs shown. The full report is in %s.\n",
+		limit, rows, allRows, fixes, allFixes, failed, allFailed, markdownCell(where))
+}
 
 func sectionSize(items []string, head int) int {
 	n := 0

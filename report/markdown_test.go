@@ -122,6 +122,11 @@ func TestMarkdownCap(t *testing.T) {
 			t.Errorf("limit %d: no error row kept", max)
 		}
 	}
+	// A long pointer to the full report still fits.
+	where := strings.Repeat("a very long place name ", 40)
+	if out := renderMarkdown(t, r, MarkdownOptions{MaxLength: 3000, FullReport: where}); len(out) > 3000 {
+		t.Errorf("with a long FullReport the report is %d bytes, over 3000", len(out))
+	}
 	// The note's counts add up to what is shown.
 	out := renderMarkdown(t, r, MarkdownOptions{MaxLength: 20000})
 	m := regexp.MustCompile(`: (\d+) of (\d+) findings`).FindStringSubmatch(out)
