@@ -116,7 +116,7 @@ func newRoot(env *Env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newRulesCmd(env, g), newVersionCmd(env))
+	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env))
 	return root
 }
 

@@ -1,0 +1,479 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planlint/planlint/capture"
+	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/plan"
+	"github.com/planlint/planlint/report"
+	"github.com/planlint/planlint/rules"
+	"github.com/planlint/planlint/sqlscript"
+)
+
+type explainFlags struct {
+	out              outputFlags
+	conn             connFlags
+	actual           bool
+	setPreset        string
+	set              []string
+	parameterization string
+	params           []string
+	save             string
+}
+
+// explainFormats are the --format values explain renders.
+var explainFormats = []string{"text", "json"}
+
+// interruptSignals cancel a running explain; the capture still switches
+// SHOWPLAN_XML off or rolls its transaction back.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
+	f := &explainFlags{}
+	cmd := &cobra.Command{
+		Use:   "explain [flags] FILE.sql...",
+		Short: "Capture the plan SQL Server gives each statement of .sql files, as the application sends it, and analyse it",
+		Long: "explain connects to SQL Server, sends every batch of the .sql files the way the application does (a plain batch as\n" +
+			"a SQL batch; EXEC sp_executesql calls and batches with -- @Name type = value annotations as an RPC to sp_executesql\n" +
+			"with that declaration and those values), captures the plan and runs every rule on it with the catalog facts of the\n" +
+			"tables it touches. By default the plan is estimated (SET SHOWPLAN_XML) and nothing runs; --actual runs the statement\n" +
+			"under SET STATISTICS XML inside a transaction that is always rolled back.",
+		Example: "  planlint explain -S localhost -d WorkDb -U app queue.sql   # password from $SQLCMDPASSWORD\n" +
+			"  planlint explain --connection-string \"$DSN\" --param @Status=1 poll.sql\n" +
+			"  planlint explain -S db --actual --set-options ssms claim.sql\n" +
+			"  planlint explain -S db --parameterization forced --save plans/ poll.sql && planlint check --schema plans/catalog.json plans/*.sqlplan",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExplain(cmd, env, g, f, args)
+		},
+	}
+	f.out.register(cmd)
+	f.conn.register(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&f.actual, "actual", false, "run the statements (inside a transaction that is rolled back) and capture actual plans")
+	fl.StringVar(&f.setPreset, "set-options", "driver", "SET options of the session: driver (ARITHABORT OFF, as applications) or ssms (ARITHABORT ON)")
+	fl.StringArrayVar(&f.set, "set", nil, "override one SET option: NAME=ON or NAME=OFF (repeatable)")
+	fl.StringVar(&f.parameterization, "parameterization", "auto", "auto (as the database does) or forced (compile as PARAMETERIZATION FORCED would, even where the database is SIMPLE)")
+	fl.StringArrayVar(&f.params, "param", nil, "override a parameter value: @Name=value (repeatable)")
+	fl.StringVar(&f.save, "save", "", "write each captured plan (.sqlplan) and the catalog facts (catalog.json) to this directory")
+	return cmd
+}
+
+// explainOptions are the validated settings of one run.
+type explainOptions struct {
+	capture   capture.CaptureOptions
+	session   capture.SessionOptions
+	threshold rules.Severity
+	colored   bool
+}
+
+func parseExplainOptions(env *Env, g *globalFlags, f *explainFlags) (explainOptions, error) {
+	var o explainOptions
+	var err error
+	if o.threshold, err = f.out.threshold(); err != nil {
+		return o, err
+	}
+	if !contains(explainFormats, f.out.format) {
+		return o, usageError("--format must be %s, not %q", strings.Join(explainFormats, " or "), f.out.format)
+	}
+	if o.colored, err = g.useColor(env, env.Stdout); err != nil {
+		return o, err
+	}
+	if f.actual {
+		o.capture.Mode = capture.Actual
+	}
+	switch strings.ToLower(f.parameterization) {
+	case "auto", "":
+	case "forced":
+		o.capture.Parameterization = capture.EmulateForced
+	default:
+		return o, usageError("--parameterization must be auto or forced, not %q", f.parameterization)
+	}
+	set, err := capture.PresetSetOptions(f.setPreset)
+	if err != nil {
+		return o, usageError("--set-options: %v", err)
+	}
+	for _, s := range f.set {
+		if err := set.Apply(s); err != nil {
+			return o, usageError("%v", err)
+		}
+	}
+	o.session = capture.SessionOptions{SetOptions: set, QueryTimeout: f.conn.queryTimeout}
+	return o, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, args []string) error {
+	opts, err := parseExplainOptions(env, g, f)
+	if err != nil {
+		return err
+	}
+	scripts, err := readScripts(env, args, f.params)
+	if err != nil {
+		return err
+	}
+	if f.actual {
+		if err := refuseNotRollbackable(env, scripts); err != nil {
+			return err
+		}
+	}
+	connOpts, err := f.conn.options(cmd, env, f.out.format != "text")
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	defer stop()
+	sess, err := capture.Open(ctx, connOpts, opts.session)
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	defer sess.Close()
+	progress := newProgress(env)
+	progress.printf("connected to %s (SQL Server %s), database %s\n", sess.Connection().Redacted, sess.Info.ProductVersion, sess.Info.Database)
+
+	var files []*report.File
+	var saved []savedPlan
+	for _, s := range scripts {
+		file, plans, err := explainScript(ctx, sess, s, opts, progress)
+		files = append(files, file)
+		saved = append(saved, plans...)
+		var ce *capture.Error
+		if errors.As(err, &ce) && (ce.Kind == capture.ErrCanceled || ce.Kind == capture.ErrConnectionLost) {
+			break // nothing more can be captured
+		}
+	}
+	if f.save != "" {
+		if err := savePlans(env, f.save, saved, sess.Catalog()); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+	}
+	rep := &report.Report{Tool: "planlint", Version: Version(), Files: files}
+	return finish(env, rep, &f.out, opts.threshold, opts.colored)
+}
+
+// readScripts reads and parses the .sql files and applies --param
+// overrides. Any error diagnostic stops the run before connecting.
+func readScripts(env *Env, paths, params []string) ([]*sqlscript.Script, error) {
+	var overrides []sqlscript.ParamOverride
+	for _, p := range params {
+		o, err := sqlscript.ParseParamOverride(p)
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		overrides = append(overrides, o)
+	}
+	var scripts []*sqlscript.Script
+	failed := false
+	for _, path := range paths {
+		rc, err := openFile(path)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
+			failed = true
+			continue
+		}
+		src, err := readAll(rc)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
+			failed = true
+			continue
+		}
+		s, err := sqlscript.Parse(path, src)
+		if s == nil {
+			fmt.Fprintf(env.Stderr, "planlint: %v\n", err)
+			failed = true
+			continue
+		}
+		for _, d := range s.Diagnostics {
+			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", d.Severity, d)
+		}
+		if err != nil {
+			failed = true
+			continue
+		}
+		if len(s.Batches) == 0 {
+			fmt.Fprintf(env.Stderr, "planlint: warning: %s: no statement to capture\n", path)
+		}
+		scripts = append(scripts, s)
+	}
+	if failed {
+		return nil, &exitError{code: ExitError}
+	}
+	for _, o := range overrides {
+		found := false
+		for _, s := range scripts {
+			if !s.HasParam(o.Name) {
+				continue
+			}
+			found = true
+			if err := s.ApplyOverrides([]sqlscript.ParamOverride{o}); err != nil {
+				return nil, usageError("%v", err)
+			}
+		}
+		if !found {
+			return nil, usageError("--param %s: no batch of the given files annotates or passes a parameter of that name (annotate it with a comment such as \"-- %s int = 0\" above the statement)", o.Name, o.Name)
+		}
+	}
+	return scripts, nil
+}
+
+// refuseNotRollbackable stops --actual before connecting when a statement
+// could not be undone by the rollback.
+func refuseNotRollbackable(env *Env, scripts []*sqlscript.Script) error {
+	bad := false
+	for _, s := range scripts {
+		for _, b := range s.Batches {
+			for _, st := range b.Request().Statements {
+				if reason, no := st.NotRollbackable(); no {
+					fmt.Fprintf(env.Stderr, "planlint: %s:%d:%d: --actual runs each statement inside a transaction that is rolled back, and this one cannot be: %s\n",
+						s.Path, st.Range.Start.Line, st.Range.Start.Column, reason)
+					bad = true
+				}
+			}
+		}
+	}
+	if bad {
+		return usageError("--actual refused: nothing was sent to the server (capture an estimated plan without --actual)")
+	}
+	return nil
+}
+
+// savedPlan is a captured document to write with --save.
+type savedPlan struct {
+	script string // the .sql path
+	batch  int
+	doc    int // 1-based position among the batch's documents
+	docs   int // documents of the batch
+	multi  bool
+	xml    string
+}
+
+// explainScript captures and analyses every batch of a script. The
+// returned error is the capture error that ended it, if any (also recorded
+// in the file).
+func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Script, opts explainOptions, progress *progress) (*report.File, []savedPlan, error) {
+	file := &report.File{Path: s.Path, Statements: []*report.Statement{}, Findings: []*report.Finding{}}
+	var saved []savedPlan
+	for _, b := range s.Batches {
+		progress.printf("capturing %s batch %d of %d (lines %d-%d)\n", s.Path, b.Index, len(s.Batches), b.Range.Start.Line, b.Range.End.Line)
+		req := b.Request()
+		res, err := sess.Explain(ctx, req, opts.capture)
+		if err != nil {
+			msg := fmt.Sprintf("batch %d (line %d): %v", b.Index, firstLine(b, req), err)
+			file.Error = &msg
+			return file, saved, err
+		}
+		forced := sess.Info.ParameterizationForced
+		capt := &report.Capture{Method: res.Method, Database: sess.Info.Database, SetOptions: sess.SetOptions(),
+			ParameterizationForced: &forced, Note: res.Note()}
+		for k, p := range res.Plans {
+			locs := locateStatements(s, req, p.Doc)
+			for _, st := range report.Summarize(p.Doc) {
+				st.Batch = b.Index
+				st.Location = locs[st.Source]
+				st.Capture = capt
+				file.Statements = append(file.Statements, st)
+			}
+			fs, err := rules.Analyze(p.Doc, sess.Catalog(), nil)
+			if err != nil {
+				return file, saved, err
+			}
+			for _, x := range report.Wrap(fs) {
+				x.Batch = b.Index
+				x.Location = statementLocation(p.Doc, locs, x.StatementID)
+				if !suppressed(s, x) {
+					file.Findings = append(file.Findings, x)
+				}
+			}
+			saved = append(saved, savedPlan{script: s.Path, batch: b.Index, doc: k + 1, docs: len(res.Plans),
+				multi: len(s.Batches) > 1, xml: p.XML})
+		}
+	}
+	sortFindings(file.Findings)
+	return file, saved, nil
+}
+
+func firstLine(b *sqlscript.Batch, req sqlscript.Request) int {
+	if len(req.Statements) > 0 {
+		return req.Statements[0].Range.Start.Line
+	}
+	return b.Range.Start.Line
+}
+
+// locateStatements places every statement of a captured document in the
+// script: by finding its text in what was sent (plan statement texts are
+// substrings of it), else by position among the request's statements (an
+// emulated forced-parameterization template, the EXEC of the probe
+// procedure), else on the batch's statements as a whole.
+func locateStatements(s *sqlscript.Script, req sqlscript.Request, doc *plan.Document) map[*plan.Statement]*report.Location {
+	out := map[*plan.Statement]*report.Location{}
+	loc := func(r sqlscript.Range) *report.Location {
+		return &report.Location{Path: s.Path, StartLine: r.Start.Line, StartCol: r.Start.Column, EndLine: r.End.Line, EndCol: r.End.Column}
+	}
+	var unplaced []*plan.Statement
+	cursor := 0
+	for _, st := range doc.Statements() {
+		start, end, ok := sqlscript.Locate(req.Text, st.Text, cursor)
+		if !ok {
+			start, end, ok = sqlscript.Locate(req.Text, st.Text, 0)
+		}
+		if !ok {
+			unplaced = append(unplaced, st)
+			continue
+		}
+		cursor = end
+		out[st] = loc(s.RangeAt(req.ScriptOffset(start), req.ScriptOffset(end)))
+	}
+	stmts := req.Statements
+	for i, st := range unplaced {
+		switch {
+		case len(stmts) == 1:
+			out[st] = loc(stmts[0].Range)
+		case len(unplaced) == len(stmts):
+			out[st] = loc(stmts[i].Range)
+		case len(stmts) > 0:
+			out[st] = loc(sqlscript.Range{Start: stmts[0].Range.Start, End: stmts[len(stmts)-1].Range.End})
+		}
+	}
+	return out
+}
+
+// statementLocation is the location of the document's statement with the
+// given id (the first one placed, as nested statements may repeat ids).
+func statementLocation(doc *plan.Document, locs map[*plan.Statement]*report.Location, id int) *report.Location {
+	var first *report.Location
+	for _, st := range doc.Statements() {
+		if st.ID == id && locs[st] != nil {
+			if st.QueryPlan != nil {
+				return locs[st]
+			}
+			if first == nil {
+				first = locs[st]
+			}
+		}
+	}
+	return first
+}
+
+// suppressed reports whether a planlint-ignore comment covering the
+// finding's statement names its rule.
+func suppressed(s *sqlscript.Script, x *report.Finding) bool {
+	if x.Location == nil {
+		return false
+	}
+	r := sqlscript.Range{Start: sqlscript.Pos{Line: x.Location.StartLine, Column: x.Location.StartCol},
+		End: sqlscript.Pos{Line: x.Location.EndLine, Column: x.Location.EndCol}}
+	for _, sup := range s.StatementSuppressions(r) {
+		for _, ref := range sup.Rules {
+			if strings.EqualFold(ref, x.Rule) || strings.EqualFold(ref, x.Code) || strings.EqualFold(ref, "all") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sortFindings orders findings by source position, keeping the rules
+// engine's order within a statement.
+func sortFindings(fs []*report.Finding) {
+	pos := func(f *report.Finding) (int, int) {
+		if f.Location == nil {
+			return 1 << 30, 0
+		}
+		return f.Location.StartLine, f.Location.StartCol
+	}
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0; j-- {
+			la, ca := pos(fs[j-1])
+			lb, cb := pos(fs[j])
+			if la < lb || la == lb && ca <= cb {
+				break
+			}
+			fs[j-1], fs[j] = fs[j], fs[j-1]
+		}
+	}
+}
+
+// savePlans writes the captured documents as UTF-8 .sqlplan files and the
+// catalog facts as catalog.json, so that `planlint check --schema
+// DIR/catalog.json DIR/*.sqlplan` repeats the analysis offline.
+func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	used := map[string]bool{}
+	for _, p := range plans {
+		base := strings.TrimSuffix(filepath.Base(p.script), filepath.Ext(p.script))
+		name := base
+		if p.multi {
+			name += fmt.Sprintf(".%d", p.batch)
+		}
+		if p.docs > 1 {
+			name += fmt.Sprintf("-%d", p.doc)
+		}
+		candidate := name
+		for n := 2; used[strings.ToLower(candidate)]; n++ {
+			candidate = fmt.Sprintf("%s~%d", name, n)
+		}
+		used[strings.ToLower(candidate)] = true
+		path := filepath.Join(dir, candidate+".sqlplan")
+		if err := os.WriteFile(path, []byte(p.xml), 0o644); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+	}
+	path := filepath.Join(dir, "catalog.json")
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	if err := catalog.Write(out, cat); err != nil {
+		out.Close()
+		return fmt.Errorf("--save: writing %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	fmt.Fprintf(env.Stderr, "planlint: saved %d plan(s) and the catalog facts in %s; re-run offline with: planlint check --schema %s %s\n",
+		len(plans), dir, path, filepath.Join(dir, "*.sqlplan"))
+	return nil
+}
+
+// readAll reads and closes a file.
+func readAll(rc io.ReadCloser) ([]byte, error) {
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// progress prints what explain is doing on stderr, when stderr is a
+// terminal.
+type progress struct {
+	w  io.Writer
+	on bool
+}
+
+func newProgress(env *Env) *progress { return &progress{w: env.Stderr, on: isTerminal(env.Stderr)} }
+
+func (p *progress) printf(format string, args ...any) {
+	if p.on {
+		fmt.Fprintf(p.w, "planlint: "+format, args...)
+	}
+}
