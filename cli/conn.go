@@ -37,7 +37,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&c.password, "password", "P", "", "password; other users can read it from the process list, so prefer $SQLCMDPASSWORD or --password-stdin")
 	fl.BoolVar(&c.passwordStdin, "password-stdin", false, "read the password from standard input")
 	fl.StringVar(&c.connectionString, "connection-string", "", "go-mssqldb connection string: sqlserver://…, ADO (server=…;…) or ODBC (odbc:…) (default $PLANLINT_CONNECTION)")
-	fl.StringVar(&c.authMethod, "authentication-method", "", "SqlPassword, or a Microsoft Entra ID method: "+strings.Join(capture.EntraMethods[:9], ", ")+", …")
+	fl.StringVar(&c.authMethod, "authentication-method", "", "SqlPassword, or a Microsoft Entra ID method such as ActiveDirectoryDefault, ActiveDirectoryServicePrincipal, ActiveDirectoryManagedIdentity or ActiveDirectoryAzCli")
 	fl.BoolVarP(&c.trustCert, "trust-server-certificate", "C", false, "trust the server's certificate without validating it")
 	fl.StringVarP(&c.encrypt, "encrypt", "N", "", "encryption: mandatory, optional, strict or disable (-N alone: mandatory)")
 	fl.Lookup("encrypt").NoOptDefVal = "mandatory"

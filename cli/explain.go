@@ -286,6 +286,7 @@ func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Scri
 		capt := &report.Capture{Method: res.Method, Database: sess.Info.Database, SetOptions: sess.SetOptions(),
 			ParameterizationForced: &forced, Note: res.Note()}
 		for k, p := range res.Plans {
+			file.Plans = append(file.Plans, p.Doc)
 			locs := locateStatements(s, req, p.Doc)
 			for _, st := range report.Summarize(p.Doc) {
 				st.Batch = b.Index
