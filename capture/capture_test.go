@@ -267,6 +267,25 @@ func TestForcedParameterization(t *testing.T) {
 		}
 	})
 
+	t.Run("emulated, no plan for the RPC", func(t *testing.T) {
+		srv := queueServer(t, capturetest.Config{Template: templateFn,
+			Statement: capturetest.Answer{Estimated: emulated}.Handler()})
+		s := openSession(t, srv, SessionOptions{})
+		res, err := s.Explain(testContext(t), fixtureRequest(t, "forced"), CaptureOptions{Parameterization: EmulateForced})
+		if err != nil {
+			t.Fatal(err)
+		}
+		create := requestsOf(srv, capturetest.KindCreate)
+		exec := requestsOf(srv, capturetest.KindProbeExec)
+		if len(create) != 1 || create[0].SQL != "CREATE PROCEDURE #planlint_probe\n    @0 int\nAS\n"+template ||
+			len(exec) != 1 || exec[0].SQL != "EXEC #planlint_probe @0 = 0;" {
+			t.Fatalf("probe requests = %q", kinds(srv))
+		}
+		if res.Method != MethodShowplanProc || !strings.Contains(res.Note(), "Forced parameterization emulated") {
+			t.Errorf("method %q, note %q", res.Method, res.Note())
+		}
+	})
+
 	t.Run("database forced", func(t *testing.T) {
 		srv := queueServer(t, capturetest.Config{ParameterizationForced: true,
 			Statement: capturetest.Answer{Estimated: forced}.Handler()})

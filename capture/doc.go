@@ -24,9 +24,10 @@
 // Round trips after login for one estimated statement: session setup,
 // SHOWPLAN_XML ON, the statement, SHOWPLAN_XML OFF, catalog facts (skipped
 // when every table's facts are already known). Emulating forced
-// parameterization adds one (sp_get_query_template); the fallback adds
-// five (CREATE PROCEDURE, ON, EXEC, OFF, DROP PROCEDURE) and is used
-// directly for later RPCs of the session.
+// parameterization adds one (sp_get_query_template). The fallback adds
+// five the first time (CREATE PROCEDURE, ON, EXEC, OFF, DROP PROCEDURE
+// after the RPC that returned no plan); later RPCs of the session use it
+// directly, five requests instead of three.
 //
 // Connection strings and messages never show secrets: see Redact.
 package capture

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/microsoft/go-mssqldb/msdsn"
 )
@@ -86,10 +87,11 @@ func PromptsOnStdout(method string) bool {
 
 // dsn is a connection string being edited, in one of the three forms.
 type dsn struct {
-	form  string // "url", "ado" or "odbc"
-	u     *url.URL
-	parts []string // ado/odbc: "key=value" parts appended after base
-	base  string
+	form   string // "url", "ado" or "odbc"
+	u      *url.URL
+	parts  []string // ado/odbc: "key=value" parts appended after base
+	base   string
+	values map[string]string // every key set or removed (""), to check the result
 }
 
 // Connection is a resolved connection: the driver to use, the connection
@@ -121,6 +123,12 @@ func (o Options) Resolve() (*Connection, error) {
 	sc := newScrubber(o.ConnectionString, o.Password)
 	fail := func(format string, args ...any) (*Connection, error) {
 		return nil, errors.New(sc.scrub(fmt.Sprintf(format, args...)))
+	}
+	for _, f := range []struct{ name, value string }{{"the connection string", o.ConnectionString}, {"the server name", o.Server},
+		{"the database name", o.Database}, {"the user name", o.User}, {"the password", o.Password}} {
+		if !utf8.ValidString(f.value) {
+			return nil, fmt.Errorf("%s is not valid UTF-8", f.name)
+		}
 	}
 	var d *dsn
 	if o.ConnectionString != "" {
@@ -176,6 +184,9 @@ func (o Options) Resolve() (*Connection, error) {
 
 	c.DSN = d.String()
 	params, err := msdsn.Parse(c.DSN)
+	if err == nil {
+		err = d.check(params)
+	}
 	if err != nil {
 		return fail("connection string %s: %v", Redact(c.DSN), err)
 	}
@@ -276,6 +287,7 @@ func parseDSN(s string) (*dsn, error) {
 // set replaces a key's value (URL) or appends key=value (ADO and ODBC,
 // where the last occurrence of a key wins).
 func (d *dsn) set(key, value string) {
+	d.record(key, value)
 	switch d.form {
 	case "url":
 		switch key {
@@ -313,6 +325,7 @@ func (d *dsn) set(key, value string) {
 // remove drops a key. ADO and ODBC strings get the key with an empty
 // value, which go-mssqldb reads as unset for the keys planlint removes.
 func (d *dsn) remove(key string) {
+	d.record(key, "")
 	switch d.form {
 	case "url":
 		d.removeQuery(key)
@@ -321,6 +334,26 @@ func (d *dsn) remove(key string) {
 	default:
 		d.parts = append(d.parts, key+"=0")
 	}
+}
+
+func (d *dsn) record(key, value string) {
+	if d.values == nil {
+		d.values = map[string]string{}
+	}
+	d.values[key] = value
+}
+
+// check verifies that go-mssqldb reads back every value set: a stray quote
+// or brace in the original string could otherwise swallow them.
+func (d *dsn) check(p msdsn.Config) error {
+	for k, v := range d.values {
+		got := p.Parameters[k]
+		if v == "" && (got == "" || got == "0") || got == v {
+			continue
+		}
+		return fmt.Errorf("cannot set %q in it (check its quotes and braces)", k)
+	}
+	return nil
 }
 
 func (d *dsn) removeQuery(key string) {

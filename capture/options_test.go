@@ -153,3 +153,41 @@ func TestSetOptions(t *testing.T) {
 		t.Errorf("SQL = %q", sql)
 	}
 }
+
+// FuzzResolve: any server name, connection string and password either
+// resolve to a connection string go-mssqldb accepts, with parameter
+// logging off and the password redacted, or fail without showing the
+// password.
+func FuzzResolve(f *testing.F) {
+	f.Add(`tcp:db.example.com\SQL2022,1444`, "", "S3cret;pw")
+	f.Add("", "sqlserver://sa:x@h/inst?database=d&log=16", "S3cret;pw")
+	f.Add("", "server=h;password=\"a;b\";log=255", "S3cret;pw")
+	f.Add("", "odbc:server=h;password={a}}b};log=16", "S3cret;pw")
+	f.Fuzz(func(t *testing.T, server, connString, password string) {
+		o := Options{Server: server, ConnectionString: connString, Password: password, Database: "WorkDb", User: "app", AppName: "planlint/test"}
+		c, err := o.Resolve()
+		leaks := func(s string) bool {
+			return len(password) >= minScrubLength && !strings.Contains(server+connString+"WorkDb app planlint/test", password) &&
+				strings.Contains(s, password)
+		}
+		if err != nil {
+			if leaks(err.Error()) {
+				t.Fatalf("error shows the password %q: %v", password, err)
+			}
+			return
+		}
+		p, err := msdsn.Parse(c.DSN)
+		if err != nil {
+			t.Fatalf("Resolve accepted a connection string go-mssqldb rejects: %v", err)
+		}
+		if p.LogFlags&msdsn.LogParams != 0 {
+			t.Fatalf("parameter logging on: %d", p.LogFlags)
+		}
+		if password != "" && p.Password != password {
+			t.Fatalf("password %q became %q", password, p.Password)
+		}
+		if leaks(c.Redacted) {
+			t.Fatalf("Redacted shows the password: %s", c.Redacted)
+		}
+	})
+}

@@ -62,7 +62,9 @@ func secretSpans(dsn string) []span {
 	var spans []span
 	switch {
 	case len(dsn) >= 5 && strings.EqualFold(dsn[:5], "odbc:"):
-		spans = odbcSecrets(dsn, 5)
+		// go-mssqldb reads only a lower-case "odbc:" prefix as ODBC; take
+		// both readings so that neither can show a secret.
+		spans = append(odbcSecrets(dsn, 5), adoSecrets(dsn)...)
 	case urlScheme(dsn) > 0:
 		spans = urlSecrets(dsn, urlScheme(dsn))
 	default:
