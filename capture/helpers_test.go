@@ -40,6 +40,16 @@ func queueServer(t *testing.T, cfg capturetest.Config) *tdstest.Server {
 	return capturetest.Start(t, cfg)
 }
 
+// mustRequest parses a one-batch script for a benchmark.
+func mustRequest(tb testing.TB, src string) sqlscript.Request {
+	tb.Helper()
+	s, err := sqlscript.Parse("bench.sql", []byte(src))
+	if err != nil || len(s.Batches) != 1 {
+		tb.Fatalf("sqlscript.Parse: %v", err)
+	}
+	return s.Batches[0].Request()
+}
+
 // request parses a one-batch script and returns what it sends.
 func request(t *testing.T, src string, overrides ...string) sqlscript.Request {
 	t.Helper()

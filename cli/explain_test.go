@@ -334,6 +334,11 @@ func TestExplainMultiBatch(t *testing.T) {
 			t.Errorf("finding %s of batch %d at line %d", f.Code, f.Batch, f.Location.StartLine)
 		}
 	}
+	for _, r := range srv.Requests() {
+		if r.Kind == tdstest.KindLogin && r.Login.AppName != "planlint/"+Version() {
+			t.Errorf("login app name = %q, want planlint/%s", r.Login.AppName, Version())
+		}
+	}
 	if len(requestsOfKind(srv, capturetest.KindCatalog)) != 1 {
 		t.Error("the second batch read the catalog facts again")
 	}
