@@ -170,3 +170,23 @@ func TestTimeoutKeepsConnection(t *testing.T) {
 		t.Errorf("requests used %d connections, want 1", len(conns))
 	}
 }
+
+// TestActualConnectionLost: when the server drops the connection during
+// the statement, the ROLLBACK cannot be sent; the error says so and that
+// closing the session makes the server roll back, and the session refuses
+// further captures.
+func TestActualConnectionLost(t *testing.T) {
+	actual := capturetest.Fixture(t, "queue/param-actual.sqlplan")
+	srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Actual: actual, Rows: paramActualRows(), CloseAfterMetadata: true}.Handler()})
+	s := openSession(t, srv, SessionOptions{})
+	_, err := s.Explain(testContext(t), fixtureRequest(t, "param-actual"), CaptureOptions{Mode: Actual})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrConnectionLost || !strings.Contains(e.Error(), "the ROLLBACK failed") ||
+		!strings.Contains(e.Error(), "makes SQL Server roll the transaction back") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = s.Explain(testContext(t), fixtureRequest(t, "param-actual"), CaptureOptions{Mode: Actual})
+	if !errors.As(err, &e) || !strings.Contains(e.Error(), "closed after a failed rollback") {
+		t.Errorf("second capture: err = %v", err)
+	}
+}

@@ -303,25 +303,29 @@ func (s *Session) actual(ctx context.Context, res *Result) error {
 		plans, err = s.send(ctx, req, "running the statement", false)
 	}
 	rbErr := s.exec(cleanupContext(ctx), "rolling back", "SET STATISTICS XML OFF;\nIF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+	rolledBack := "the transaction was rolled back"
 	if rbErr != nil {
-		// The server rolls back an open transaction when its session ends.
+		// SQL Server rolls back the open transaction of a session that ends.
 		s.broken = true
 		s.Close()
+		rolledBack = fmt.Sprintf("the ROLLBACK failed (%v), so planlint closed the connection, which makes SQL Server roll the transaction back", rbErr)
+	}
+	first := beginErr
+	if first == nil {
+		first = err
+	}
+	switch {
+	case first != nil:
+		var e *Error
+		if errors.As(first, &e) {
+			e.Hint = joinHints(e.Hint, rolledBack)
+		}
+		return first
+	case rbErr != nil:
 		var e *Error
 		if errors.As(rbErr, &e) {
 			e.Hint = joinHints(e.Hint, "planlint closed the connection, which makes SQL Server roll the transaction back")
 		}
-	}
-	switch {
-	case beginErr != nil:
-		return beginErr
-	case err != nil:
-		var e *Error
-		if errors.As(err, &e) && rbErr == nil {
-			e.Hint = joinHints(e.Hint, "the transaction was rolled back")
-		}
-		return err
-	case rbErr != nil:
 		return rbErr
 	case len(plans) == 0:
 		return &Error{Kind: ErrNoPlan, Step: "running the statement", Message: "the server returned no STATISTICS XML document (the statement was rolled back)"}
