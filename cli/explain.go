@@ -157,9 +157,14 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		file, plans, err := explainScript(ctx, sess, s, opts, progress)
 		files = append(files, file)
 		saved = append(saved, plans...)
-		var ce *capture.Error
-		if errors.As(err, &ce) && (ce.Kind == capture.ErrCanceled || ce.Kind == capture.ErrConnectionLost) {
-			break // nothing more can be captured
+		if err != nil {
+			var ce *capture.Error
+			if !errors.As(err, &ce) {
+				return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", s.Path, err)} // a rule failed: a planlint bug
+			}
+			if ce.Kind == capture.ErrCanceled || ce.Kind == capture.ErrConnectionLost {
+				break // nothing more can be captured
+			}
 		}
 	}
 	if f.save != "" {
