@@ -257,7 +257,7 @@ func (s *Session) probe(ctx context.Context, res *Result, why string) error {
 		return err
 	}
 	defer s.exec(cleanupContext(ctx), "dropping the temporary procedure "+ProbeProcedure, "DROP PROCEDURE "+ProbeProcedure)
-	call := ProbeCall(req)
+	call := probeCall(req)
 	plans, err := s.underShowplan(ctx, func(ctx context.Context) ([]string, error) {
 		return s.send(ctx, sqlscript.Request{Kind: sqlscript.SQLBatch, Text: call}, "compiling the statement as "+ProbeProcedure, true)
 	})
@@ -274,9 +274,9 @@ func (s *Session) probe(ctx context.Context, res *Result, why string) error {
 	return s.addPlans(res, plans)
 }
 
-// ProbeCall is the EXEC of ProbeProcedure with the request's values as
+// probeCall is the EXEC of ProbeProcedure with the request's values as
 // literals (NULL for the variable of an OUTPUT argument).
-func ProbeCall(req sqlscript.Request) string {
+func probeCall(req sqlscript.Request) string {
 	args := make([]string, len(req.Params))
 	for i, p := range req.Params {
 		v := p.Value.Text
@@ -366,7 +366,7 @@ func (s *Session) send(ctx context.Context, req sqlscript.Request, step string, 
 	var args []any
 	if req.Kind == sqlscript.RPC {
 		var err error
-		if args, err = RPCArgs(req); err != nil {
+		if args, err = rpcArgs(req); err != nil {
 			return nil, &Error{Kind: ErrStatement, Step: step, Message: err.Error(), Err: err}
 		}
 	}
@@ -394,12 +394,12 @@ func (s *Session) send(ctx context.Context, req sqlscript.Request, step string, 
 	return plans, nil
 }
 
-// RPCArgs are the database/sql arguments of an RPC to sp_executesql by
+// rpcArgs are the database/sql arguments of an RPC to sp_executesql by
 // name: @stmt, @params and the values, named when every parameter name
 // starts with a letter (database/sql refuses other names) and positional
 // otherwise. Values keep their Go types; the declaration gives the server
 // their SQL types.
-func RPCArgs(req sqlscript.Request) ([]any, error) {
+func rpcArgs(req sqlscript.Request) ([]any, error) {
 	vals := make([]any, len(req.Params))
 	named := true
 	for i, p := range req.Params {

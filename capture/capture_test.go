@@ -377,7 +377,7 @@ func TestCatalogFactsInOneBatch(t *testing.T) {
 // and brackets in them cannot change the batch.
 func TestCatalogSQLEscapesNames(t *testing.T) {
 	tables := []TableName{{Schema: "dbo", Name: "Work"}, {Schema: "we'ird]", Name: "x'); DROP TABLE t; --"}, {Schema: "", Name: "Ünï"}}
-	sql := CatalogSQL(tables)
+	sql := catalogSQL(tables)
 	got := capturetest.RequestedTables(sql)
 	if len(got) != 3 || got[1] != [2]string{"we'ird]", "x'); DROP TABLE t; --"} || got[2] != [2]string{"", "Ünï"} {
 		t.Fatalf("names read back = %q", got)
@@ -395,7 +395,7 @@ func TestCatalogSQLEscapesNames(t *testing.T) {
 		}
 		return b.String()
 	}
-	if strip(sql) != strip(CatalogSQL([]TableName{{"", "a", "b"}, {"", "c", "d"}, {"", "e", "f"}})) {
+	if strip(sql) != strip(catalogSQL([]TableName{{"", "a", "b"}, {"", "c", "d"}, {"", "e", "f"}})) {
 		t.Error("names changed the code of the batch")
 	}
 }

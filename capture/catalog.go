@@ -81,10 +81,10 @@ const catalogMarker = "-- planlint: catalog facts"
 // nLiteral renders s as a T-SQL Unicode string literal.
 func nLiteral(s string) string { return "N'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// CatalogSQL is the batch that reads the facts of the given tables of the
+// catalogSQL is the batch that reads the facts of the given tables of the
 // current database: their columns, indexes and index columns, as three
 // result sets. Names travel as N'…' literals, never as SQL text.
-func CatalogSQL(tables []TableName) string {
+func catalogSQL(tables []TableName) string {
 	values := make([]string, len(tables))
 	for i, t := range tables {
 		values[i] = "(" + nLiteral(t.Schema) + ", " + nLiteral(t.Name) + ")"
@@ -137,7 +137,7 @@ func (s *Session) readCatalog(ctx context.Context, tables []TableName) error {
 	}
 	const step = "reading catalog facts"
 	qctx, done := s.timed(ctx)
-	rows, err := s.conn.QueryContext(qctx, CatalogSQL(todo))
+	rows, err := s.conn.QueryContext(qctx, catalogSQL(todo))
 	if err != nil {
 		return s.fail(err, step, done())
 	}
@@ -157,7 +157,7 @@ func (s *Session) readCatalog(ctx context.Context, tables []TableName) error {
 	return nil
 }
 
-// scanCatalog reads the three result sets of CatalogSQL.
+// scanCatalog reads the three result sets of catalogSQL.
 func (s *Session) scanCatalog(rows *sql.Rows) ([]*catalog.Table, error) {
 	const step = "reading catalog facts"
 	bad := func(format string, args ...any) error {
