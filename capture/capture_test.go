@@ -415,3 +415,38 @@ func TestTablesOf(t *testing.T) {
 		t.Errorf("in another database: local %v, other %v", local, other)
 	}
 }
+
+// TestCatalogAnswerChecked: a catalog answer that is not the three
+// expected result sets is an error, not an empty catalog.
+func TestCatalogAnswerChecked(t *testing.T) {
+	name := func(n string) tdstest.Column { return tdstest.NVarChar(n, 128) }
+	columns := func() *tdstest.ResultSet {
+		return tdstest.NewResultSet(name("schema_name"), name("table_name"), name("column_name"), name("type_name"),
+			tdstest.Int("max_length"), tdstest.Int("precision"), tdstest.Int("scale"), tdstest.Bit("is_nullable"), tdstest.Bit("is_computed"))
+	}
+	tests := []struct {
+		name   string
+		answer *tdstest.Response
+		want   string
+	}{
+		{"wrong columns", tdstest.NewResponse().Result(tdstest.NewResultSet(name("schema_name")).Row("dbo")), "reading catalog facts: unexpected column row"},
+		{"one result set", tdstest.NewResponse().Result(columns()), "the catalog batch returned 1 result sets, want 3 (no indexes)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := capturetest.Handler(capturetest.Config{Catalog: capturetest.QueueCatalog(t),
+				Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/literal.sqlplan")}.Handler()})
+			srv := tdstest.Start(t, tdstest.Config{Database: "WorkDb", Handler: func(s tdstest.Session, r *tdstest.Request) *tdstest.Response {
+				if capturetest.Classify(*r) == capturetest.KindCatalog {
+					return tt.answer
+				}
+				return base(s, r)
+			}})
+			s := openSession(t, srv, SessionOptions{})
+			_, err := s.Explain(testContext(t), fixtureRequest(t, "literal"), CaptureOptions{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

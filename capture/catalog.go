@@ -142,18 +142,15 @@ func (s *Session) readCatalog(ctx context.Context, tables []TableName) error {
 		return s.fail(err, step, done())
 	}
 	defer rows.Close()
-	tables2, err := s.scanCatalog(rows)
+	read, err := s.scanCatalog(rows)
 	timedOut := done()
 	if err != nil {
-		if ce, ok := err.(*Error); ok {
-			return ce
-		}
-		return s.fail(err, step, timedOut)
+		return s.fail(err, step, timedOut) // classify keeps an *Error as it is
 	}
 	for _, t := range todo {
 		s.known[t.key()] = true
 	}
-	s.cat.Tables = append(s.cat.Tables, tables2...)
+	s.cat.Tables = append(s.cat.Tables, read...)
 	return nil
 }
 
