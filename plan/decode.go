@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -120,25 +119,25 @@ func (e *inputError) Error() string { return e.msg }
 var errSizeLimit = errors.New("size limit exceeded")
 
 // openInput detects the encoding of r from its first bytes and returns a
-// buffered reader of UTF-8 text, with any byte order mark removed and at
-// most maxBytes bytes long (reading further fails with errSizeLimit).
+// reader of UTF-8 text, with any byte order mark removed and at most
+// maxBytes bytes long (reading further fails with errSizeLimit).
 //
 // The encoding declaration inside the document is not consulted: SSMS and
 // other tools often save UTF-8 files that declare utf-16.
-func openInput(r io.Reader, maxBytes int64) (*bufio.Reader, *sizeLimiter, error) {
+func openInput(r io.Reader, maxBytes int64) (io.Reader, error) {
 	var head [4]byte
 	n, err := io.ReadFull(r, head[:])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, nil, &Error{Msg: "cannot read input: " + err.Error(), Err: err}
+		return nil, &Error{Msg: "cannot read input: " + err.Error(), Err: err}
 	}
 	if n == 0 {
-		return nil, nil, &Error{Msg: "empty input: there is no XML content"}
+		return nil, &Error{Msg: "empty input: there is no XML content"}
 	}
 	h := head[:n]
 	var src io.Reader
 	switch {
 	case bytes.HasPrefix(h, []byte{0xFF, 0xFE, 0, 0}), bytes.HasPrefix(h, []byte{0, 0, 0xFE, 0xFF}):
-		return nil, nil, &Error{Msg: "UTF-32 input is not supported: save the plan as UTF-8 or UTF-16"}
+		return nil, &Error{Msg: "UTF-32 input is not supported: save the plan as UTF-8 or UTF-16"}
 	case bytes.HasPrefix(h, []byte{0xEF, 0xBB, 0xBF}):
 		src = io.MultiReader(bytes.NewReader(h[3:]), r)
 	case bytes.HasPrefix(h, []byte{0xFF, 0xFE}):
@@ -152,8 +151,7 @@ func openInput(r io.Reader, maxBytes int64) (*bufio.Reader, *sizeLimiter, error)
 	default:
 		src = io.MultiReader(bytes.NewReader(h), r)
 	}
-	lim := &sizeLimiter{r: src, max: maxBytes}
-	return bufio.NewReaderSize(lim, 64<<10), lim, nil
+	return &sizeLimiter{r: src, max: maxBytes}, nil
 }
 
 // isMarkupStart reports whether b may start an XML document ('<' or white
@@ -163,14 +161,11 @@ func isMarkupStart(b byte) bool {
 }
 
 // sizeLimiter passes through at most max bytes and then fails with
-// errSizeLimit if the input has more. It also remembers whether the input
-// ended inside a UTF-8 sequence, which means the file was cut.
+// errSizeLimit if the input has more.
 type sizeLimiter struct {
-	r    io.Reader
-	n    int64 // bytes passed so far
-	max  int64
-	tail [utf8.UTFMax - 1]byte // last bytes passed, newest last
-	eof  bool
+	r   io.Reader
+	n   int64 // bytes passed so far
+	max int64
 }
 
 func (l *sizeLimiter) Read(p []byte) (int, error) {
@@ -185,38 +180,7 @@ func (l *sizeLimiter) Read(p []byte) (int, error) {
 	if l.n > l.max {
 		return n - int(l.n-l.max), errSizeLimit
 	}
-	for _, b := range p[max(0, n-len(l.tail)):n] {
-		copy(l.tail[:], l.tail[1:])
-		l.tail[len(l.tail)-1] = b
-	}
-	if err == io.EOF {
-		l.eof = true
-	}
 	return n, err
-}
-
-// endsMidRune reports whether the input has ended inside a multi-byte UTF-8
-// sequence.
-func (l *sizeLimiter) endsMidRune() bool {
-	if !l.eof {
-		return false
-	}
-	for i := len(l.tail) - 1; i >= 0; i-- {
-		b := l.tail[i]
-		if b < 0x80 {
-			return false
-		}
-		if utf8.RuneStart(b) {
-			need := 2
-			if b >= 0xF0 {
-				need = 4
-			} else if b >= 0xE0 {
-				need = 3
-			}
-			return len(l.tail)-i < need
-		}
-	}
-	return false
 }
 
 // utf16Reader transcodes UTF-16 to UTF-8 as it reads. An odd number of
@@ -317,28 +281,36 @@ func (u *utf16Reader) fail(format string, args ...any) {
 
 // checkStart looks at the first non-blank bytes of the decoded text and
 // rejects input that cannot be XML with a message saying what was found.
-func checkStart(br *bufio.Reader) error {
-	buf, err := br.Peek(br.Size())
-	i := 0
-	for i < len(buf) && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n') {
-		i++
-	}
-	if i < len(buf) {
-		if buf[i] == '<' {
-			return nil
+// It reads into the scanner's first buffer without consuming anything.
+func checkStart(s *scanner) error {
+	const sampleLen = 16
+	for {
+		buf := s.buf[:s.end]
+		i := 0
+		for i < len(buf) && isSpace(buf[i]) {
+			i++
 		}
-		line := 1 + bytes.Count(buf[:i], []byte{'\n'})
-		col := i - bytes.LastIndexByte(buf[:i], '\n')
-		sample := buf[i:min(len(buf), i+16)]
-		return &Error{Line: line, Column: col, Msg: fmt.Sprintf("not XML: expected '<' at the start of the document, found %q", sample)}
+		done := s.rerr != nil || s.end == len(s.buf) // no more data comes into this buffer
+		if i < len(buf) && (buf[i] == '<' || len(buf)-i >= sampleLen || done) {
+			if buf[i] == '<' {
+				return nil
+			}
+			line := 1 + bytes.Count(buf[:i], []byte{'\n'})
+			col := i - bytes.LastIndexByte(buf[:i], '\n')
+			sample := buf[i:min(len(buf), i+sampleLen)]
+			return &Error{Line: line, Column: col, Msg: fmt.Sprintf("not XML: expected '<' at the start of the document, found %q", sample)}
+		}
+		if done {
+			switch {
+			case s.rerr == nil:
+				return nil // a long run of white space; let the scanner go on
+			case s.rerr != io.EOF:
+				return nil // the scanner reports read errors with their position
+			case len(buf) == 0:
+				return &Error{Msg: "empty input: there is no XML content"}
+			}
+			return &Error{Msg: "no root element: the input contains only white space"}
+		}
+		s.read(1)
 	}
-	switch {
-	case err == nil || err == bufio.ErrBufferFull:
-		return nil // a long run of white space; let the XML decoder go on
-	case err != io.EOF:
-		return nil // the XML decoder reports read errors with their position
-	case len(buf) == 0:
-		return &Error{Msg: "empty input: there is no XML content"}
-	}
-	return &Error{Msg: "no root element: the input contains only white space"}
 }

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -51,18 +50,15 @@ func (d *Document) addStatement(s *Statement) {
 //
 // Decoding errors are *Error or *LimitError values.
 func Stream(r io.Reader, opts Options, fn func(*Statement) error) (Header, error) {
-	in, lim, err := openInput(r, opts.maxBytes())
+	in, err := openInput(r, opts.maxBytes())
 	if err != nil {
 		return Header{}, err
 	}
-	if err := checkStart(in); err != nil {
+	sc := newScanner(in)
+	if err := checkStart(sc); err != nil {
 		return Header{}, err
 	}
-	d := xml.NewDecoder(in)
-	// The byte-level detection in openInput decides the encoding; the
-	// declaration is often wrong and must not cause an error.
-	d.CharsetReader = func(_ string, input io.Reader) (io.Reader, error) { return input, nil }
-	p := &parser{d: d, input: lim, maxDepth: opts.maxDepth(), maxBytes: opts.maxBytes(), emit: fn}
+	p := &parser{s: sc, maxDepth: opts.maxDepth(), maxBytes: opts.maxBytes(), emit: fn, strs: make(map[string]string, 256)}
 	err = p.document()
 	return p.header, err
 }

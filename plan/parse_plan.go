@@ -1,33 +1,29 @@
 package plan
 
-import (
-	"encoding/xml"
-)
-
 // This file maps showplan elements onto the model. Every method is called
 // with its element already pushed by child and reads through its end tag.
 // Unknown elements are skipped; unknown attributes are ignored.
 
-func (p *parser) readRoot(root xml.StartElement) {
-	for _, a := range root.Attr {
-		switch a.Name.Local {
+func (p *parser) readRoot(attrs []attribute) {
+	for _, a := range attrs {
+		switch string(a.local) {
 		case "Version":
-			p.header.Version = a.Value
+			p.header.Version = p.str(a.value)
 		case "Build":
-			p.header.Build = a.Value
+			p.header.Build = p.str(a.value)
 		}
 	}
 }
 
 func (p *parser) batchSequence() error {
-	return p.children(func(se xml.StartElement) error {
-		if se.Name.Local != "Batch" {
+	return p.children(func(se element) error {
+		if se.local != "Batch" {
 			return p.skip()
 		}
 		p.header.Batches++
 		p.batch = p.header.Batches
-		return p.children(func(se xml.StartElement) error {
-			if se.Name.Local != "Statements" {
+		return p.children(func(se element) error {
+			if se.local != "Statements" {
 				return p.skip()
 			}
 			return p.statements(nil, "")
@@ -37,7 +33,7 @@ func (p *parser) batchSequence() error {
 
 // children calls fn for each child element of the element just pushed; fn
 // must read the child through its end tag.
-func (p *parser) children(fn func(xml.StartElement) error) error {
+func (p *parser) children(fn func(element) error) error {
 	for {
 		se, ok, err := p.child()
 		if err != nil || !ok {
@@ -52,7 +48,7 @@ func (p *parser) children(fn func(xml.StartElement) error) error {
 // statements reads a Statements element. Top-level statements (parent nil)
 // go to the Stream callback; nested ones become parent's Children.
 func (p *parser) statements(parent *Statement, branch string) error {
-	return p.children(func(se xml.StartElement) error {
+	return p.children(func(se element) error {
 		s, err := p.statement(se, parent)
 		if err != nil {
 			return err
@@ -69,67 +65,67 @@ func (p *parser) statements(parent *Statement, branch string) error {
 	})
 }
 
-func (p *parser) statement(se xml.StartElement, parent *Statement) (*Statement, error) {
-	s := &Statement{Kind: se.Name.Local, Batch: p.batch, Parent: parent, ParameterizationType: ParamUnknown}
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+func (p *parser) statement(se element, parent *Statement) (*Statement, error) {
+	s := &Statement{Kind: se.local, Batch: p.batch, Parent: parent, ParameterizationType: ParamUnknown}
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "StatementId":
-			s.ID = parseInt(v)
+			s.ID = v.int()
 		case "StatementCompId":
-			s.CompID = parseInt(v)
+			s.CompID = v.int()
 		case "StatementType":
-			s.Type = v
+			s.Type = p.str(v)
 		case "StatementText":
-			s.Text = v
+			s.Text = p.str(v)
 		case "ParameterizedText":
-			s.ParameterizedText = v
+			s.ParameterizedText = p.str(v)
 		case "StatementParameterizationType":
-			if n, ok := parseIntOK(v); ok {
+			if n, ok := v.intOK(); ok {
 				s.ParameterizationType = ParameterizationType(n)
 			}
 		case "StatementOptmLevel":
-			s.OptmLevel = v
+			s.OptmLevel = p.str(v)
 		case "StatementOptmEarlyAbortReason":
-			s.OptmEarlyAbortReason = v
+			s.OptmEarlyAbortReason = p.str(v)
 		case "StatementSubTreeCost":
-			s.SubtreeCost = parseFloat(v)
+			s.SubtreeCost = v.float()
 		case "StatementEstRows":
-			s.EstRows = parseFloat(v)
+			s.EstRows = v.float()
 		case "QueryHash":
-			s.QueryHash = v
+			s.QueryHash = p.str(v)
 		case "QueryPlanHash":
-			s.QueryPlanHash = v
+			s.QueryPlanHash = p.str(v)
 		case "RetrievedFromCache":
-			s.RetrievedFromCache = v
+			s.RetrievedFromCache = p.str(v)
 		case "CardinalityEstimationModelVersion":
-			s.CEModelVersion = parseInt(v)
+			s.CEModelVersion = v.int()
 		case "PlanGuideName":
-			s.PlanGuideName = v
+			s.PlanGuideName = p.str(v)
 		case "PlanGuideDB":
-			s.PlanGuideDB = v
+			s.PlanGuideDB = p.str(v)
 		case "TemplatePlanGuideName":
-			s.TemplatePlanGuideName = v
+			s.TemplatePlanGuideName = p.str(v)
 		case "TemplatePlanGuideDB":
-			s.TemplatePlanGuideDB = v
+			s.TemplatePlanGuideDB = p.str(v)
 		case "SecurityPolicyApplied":
-			s.SecurityPolicyApplied = parseBool(v)
+			s.SecurityPolicyApplied = v.bool()
 		case "Database":
 			if s.Kind == "StmtUseDb" {
-				s.Database = v
+				s.Database = p.str(v)
 			}
 		}
 	}
-	err := p.children(func(c xml.StartElement) error {
-		switch c.Name.Local {
+	err := p.children(func(c element) error {
+		switch c.local {
 		case "StatementSetOptions":
 			s.SetOptions = setOptions(c)
 			return p.skip()
 		case "QueryPlan":
 			return p.statementPlan(c, &s.QueryPlan)
 		case "Condition":
-			return p.children(func(c xml.StartElement) error {
-				switch c.Name.Local {
+			return p.children(func(c element) error {
+				switch c.local {
 				case "QueryPlan":
 					return p.statementPlan(c, &s.QueryPlan)
 				case "UDF":
@@ -142,7 +138,7 @@ func (p *parser) statement(se xml.StartElement, parent *Statement) (*Statement, 
 		case "Else":
 			return p.body(s, "else")
 		case "StoredProc":
-			s.ProcName = attr(c, "ProcName")
+			s.ProcName = p.str(attr(c, "ProcName"))
 			return p.body(s, "proc")
 		case "UDF":
 			return p.body(s, "udf")
@@ -165,7 +161,7 @@ func (p *parser) statement(se xml.StartElement, parent *Statement) (*Statement, 
 }
 
 // statementPlan reads a QueryPlan into *dst unless the statement has one.
-func (p *parser) statementPlan(se xml.StartElement, dst **QueryPlan) error {
+func (p *parser) statementPlan(se element, dst **QueryPlan) error {
 	qp, err := p.queryPlan(se)
 	if err == nil && *dst == nil {
 		*dst = qp
@@ -176,19 +172,19 @@ func (p *parser) statementPlan(se xml.StartElement, dst **QueryPlan) error {
 // body reads an element holding a Statements block (Then, Else, StoredProc,
 // UDF) into s.Children under the given branch name.
 func (p *parser) body(s *Statement, branch string) error {
-	return p.children(func(c xml.StartElement) error {
-		if c.Name.Local == "Statements" {
+	return p.children(func(c element) error {
+		if c.local == "Statements" {
 			return p.statements(s, branch)
 		}
 		return p.skip()
 	})
 }
 
-func setOptions(se xml.StartElement) *SetOptions {
+func setOptions(se element) *SetOptions {
 	o := &SetOptions{}
-	for _, a := range se.Attr {
-		b := boolPtr(a.Value)
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		b := a.value.boolPtr()
+		switch string(a.local) {
 		case "ANSI_NULLS":
 			o.ANSINulls = b
 		case "ANSI_PADDING":
@@ -208,31 +204,31 @@ func setOptions(se xml.StartElement) *SetOptions {
 	return o
 }
 
-func (p *parser) cursorPlan(se xml.StartElement, s *Statement) error {
+func (p *parser) cursorPlan(se element, s *Statement) error {
 	c := &Cursor{}
-	for _, a := range se.Attr {
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		switch string(a.local) {
 		case "CursorName":
-			c.Name = a.Value
+			c.Name = p.str(a.value)
 		case "CursorActualType":
-			c.ActualType = a.Value
+			c.ActualType = p.str(a.value)
 		case "CursorRequestedType":
-			c.RequestedType = a.Value
+			c.RequestedType = p.str(a.value)
 		case "CursorConcurrency":
-			c.Concurrency = a.Value
+			c.Concurrency = p.str(a.value)
 		case "ForwardOnly":
-			c.ForwardOnly = parseBool(a.Value)
+			c.ForwardOnly = a.value.bool()
 		}
 	}
 	s.Cursor = c
-	return p.children(func(op xml.StartElement) error {
-		if op.Name.Local != "Operation" {
+	return p.children(func(op element) error {
+		if op.local != "Operation" {
 			return p.skip()
 		}
-		o := &CursorOperation{Type: attr(op, "OperationType")}
+		o := &CursorOperation{Type: p.str(attr(op, "OperationType"))}
 		c.Operations = append(c.Operations, o)
-		return p.children(func(e xml.StartElement) error {
-			switch e.Name.Local {
+		return p.children(func(e element) error {
+			switch e.local {
 			case "QueryPlan":
 				return p.statementPlan(e, &o.QueryPlan)
 			case "UDF":
@@ -243,40 +239,40 @@ func (p *parser) cursorPlan(se xml.StartElement, s *Statement) error {
 	})
 }
 
-func (p *parser) queryPlan(se xml.StartElement) (*QueryPlan, error) {
+func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 	qp := &QueryPlan{}
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "DegreeOfParallelism":
-			qp.DegreeOfParallelism = parseInt(v)
+			qp.DegreeOfParallelism = v.int()
 		case "EffectiveDegreeOfParallelism":
-			qp.EffectiveDOP = parseInt(v)
+			qp.EffectiveDOP = v.int()
 		case "MemoryGrant":
-			qp.MemoryGrantKB = parseFloat(v)
+			qp.MemoryGrantKB = v.float()
 		case "CachedPlanSize":
-			qp.CachedPlanSizeKB = parseFloat(v)
+			qp.CachedPlanSizeKB = v.float()
 		case "CompileTime":
-			qp.CompileTimeMs = parseFloat(v)
+			qp.CompileTimeMs = v.float()
 		case "CompileCPU":
-			qp.CompileCPUMs = parseFloat(v)
+			qp.CompileCPUMs = v.float()
 		case "CompileMemory":
-			qp.CompileMemoryKB = parseFloat(v)
+			qp.CompileMemoryKB = v.float()
 		case "NonParallelPlanReason":
-			qp.NonParallelPlanReason = v
+			qp.NonParallelPlanReason = p.str(v)
 		case "UsePlan":
-			qp.UsePlan = parseBool(v)
+			qp.UsePlan = v.bool()
 		case "QueryVariantID":
-			qp.QueryVariantID = parseInt(v)
+			qp.QueryVariantID = v.int()
 		}
 	}
 	savedPlan, savedOwner := p.plan, p.owner
 	p.plan, p.owner = qp, nil
 	defer func() { p.plan, p.owner = savedPlan, savedOwner }()
 
-	err := p.children(func(c xml.StartElement) error {
+	err := p.children(func(c element) error {
 		var err error
-		switch c.Name.Local {
+		switch c.local {
 		case "RelOp":
 			if qp.Root != nil {
 				break // the schema allows one; further ones are skipped
@@ -284,18 +280,18 @@ func (p *parser) queryPlan(se xml.StartElement) (*QueryPlan, error) {
 			qp.Root, err = p.relOp(c, nil)
 			return err
 		case "ThreadStat":
-			qp.ThreadStat = &ThreadStat{Branches: parseInt(attr(c, "Branches")), UsedThreads: parseInt(attr(c, "UsedThreads"))}
+			qp.ThreadStat = &ThreadStat{Branches: attr(c, "Branches").int(), UsedThreads: attr(c, "UsedThreads").int()}
 		case "MissingIndexes":
 			qp.MissingIndexes, err = p.missingIndexes()
 			return err
 		case "UnmatchedIndexes":
-			return p.children(func(c xml.StartElement) error {
-				if c.Name.Local != "Parameterization" {
+			return p.children(func(c element) error {
+				if c.local != "Parameterization" {
 					return p.skip()
 				}
-				return p.children(func(c xml.StartElement) error {
-					if c.Name.Local == "Object" {
-						qp.UnmatchedIndexes = append(qp.UnmatchedIndexes, objectRef(c))
+				return p.children(func(c element) error {
+					if c.local == "Object" {
+						qp.UnmatchedIndexes = append(qp.UnmatchedIndexes, p.objectRef(c))
 					}
 					return p.skip()
 				})
@@ -304,36 +300,36 @@ func (p *parser) queryPlan(se xml.StartElement) (*QueryPlan, error) {
 			qp.Warnings, err = p.warnings(c)
 			return err
 		case "MemoryGrantInfo":
-			qp.MemoryGrant = memoryGrantInfo(c)
+			qp.MemoryGrant = p.memoryGrantInfo(c)
 		case "OptimizerStatsUsage":
-			return p.children(func(c xml.StartElement) error {
-				if c.Name.Local == "StatisticsInfo" {
-					qp.Statistics = append(qp.Statistics, statisticsInfo(c))
+			return p.children(func(c element) error {
+				if c.local == "StatisticsInfo" {
+					qp.Statistics = append(qp.Statistics, p.statisticsInfo(c))
 				}
 				return p.skip()
 			})
 		case "TraceFlags":
-			compile := parseBool(attr(c, "IsCompileTime"))
-			return p.children(func(c xml.StartElement) error {
-				if c.Name.Local == "TraceFlag" {
+			compile := attr(c, "IsCompileTime").bool()
+			return p.children(func(c element) error {
+				if c.local == "TraceFlag" {
 					qp.TraceFlags = append(qp.TraceFlags, TraceFlag{
-						Value: parseInt(attr(c, "Value")), Scope: attr(c, "Scope"), IsCompile: compile})
+						Value: attr(c, "Value").int(), Scope: p.str(attr(c, "Scope")), IsCompile: compile})
 				}
 				return p.skip()
 			})
 		case "WaitStats":
-			return p.children(func(c xml.StartElement) error {
-				if c.Name.Local == "Wait" {
-					qp.Waits = append(qp.Waits, wait(c))
+			return p.children(func(c element) error {
+				if c.local == "Wait" {
+					qp.Waits = append(qp.Waits, p.wait(c))
 				}
 				return p.skip()
 			})
 		case "QueryTimeStats":
-			qp.QueryTime = &QueryTimeStats{CPUTimeMs: parseFloat(attr(c, "CpuTime")), ElapsedTimeMs: parseFloat(attr(c, "ElapsedTime"))}
+			qp.QueryTime = &QueryTimeStats{CPUTimeMs: attr(c, "CpuTime").float(), ElapsedTimeMs: attr(c, "ElapsedTime").float()}
 		case "ParameterList":
-			return p.children(func(c xml.StartElement) error {
-				if c.Name.Local == "ColumnReference" {
-					qp.Parameters = append(qp.Parameters, parameter(c))
+			return p.children(func(c element) error {
+				if c.local == "ColumnReference" {
+					qp.Parameters = append(qp.Parameters, p.parameter(c))
 				}
 				return p.skip()
 			})
@@ -343,86 +339,86 @@ func (p *parser) queryPlan(se xml.StartElement) (*QueryPlan, error) {
 	return qp, err
 }
 
-func memoryGrantInfo(se xml.StartElement) *MemoryGrantInfo {
+func (p *parser) memoryGrantInfo(se element) *MemoryGrantInfo {
 	m := &MemoryGrantInfo{}
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "SerialRequiredMemory":
-			m.SerialRequiredKB = parseFloat(v)
+			m.SerialRequiredKB = v.float()
 		case "SerialDesiredMemory":
-			m.SerialDesiredKB = parseFloat(v)
+			m.SerialDesiredKB = v.float()
 		case "RequiredMemory":
-			m.RequiredKB = parseFloat(v)
+			m.RequiredKB = v.float()
 		case "DesiredMemory":
-			m.DesiredKB = parseFloat(v)
+			m.DesiredKB = v.float()
 		case "RequestedMemory":
-			m.RequestedKB = parseFloat(v)
+			m.RequestedKB = v.float()
 		case "GrantedMemory":
-			m.GrantedKB = parseFloat(v)
+			m.GrantedKB = v.float()
 		case "MaxUsedMemory":
-			m.MaxUsedKB = parseFloat(v)
+			m.MaxUsedKB = v.float()
 		case "GrantWaitTime":
-			m.GrantWaitTimeS = parseFloat(v)
+			m.GrantWaitTimeS = v.float()
 		case "IsMemoryGrantFeedbackAdjusted":
-			m.FeedbackAdjusted = v
+			m.FeedbackAdjusted = p.str(v)
 		}
 	}
 	return m
 }
 
-func statisticsInfo(se xml.StartElement) StatisticsInfo {
+func (p *parser) statisticsInfo(se element) StatisticsInfo {
 	var s StatisticsInfo
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "Database":
-			s.Database = unbracket(v)
+			s.Database = unbracket(p.str(v))
 		case "Schema":
-			s.Schema = unbracket(v)
+			s.Schema = unbracket(p.str(v))
 		case "Table":
-			s.Table = unbracket(v)
+			s.Table = unbracket(p.str(v))
 		case "Statistics":
-			s.Statistics = unbracket(v)
+			s.Statistics = unbracket(p.str(v))
 		case "ModificationCount":
-			s.ModificationCount = parseFloat(v)
+			s.ModificationCount = v.float()
 		case "SamplingPercent":
-			s.SamplingPercent = parseFloat(v)
+			s.SamplingPercent = v.float()
 		case "LastUpdate":
-			s.LastUpdate = v
+			s.LastUpdate = p.str(v)
 		}
 	}
 	return s
 }
 
 // wait reads a WaitStats/Wait or Warnings/Wait element.
-func wait(se xml.StartElement) Wait {
+func (p *parser) wait(se element) Wait {
 	var w Wait
-	for _, a := range se.Attr {
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		switch string(a.local) {
 		case "WaitType":
-			w.Type = a.Value
+			w.Type = p.str(a.value)
 		case "WaitTimeMs", "WaitTime":
-			w.TimeMs = parseFloat(a.Value)
+			w.TimeMs = a.value.float()
 		case "WaitCount":
-			w.Count = parseFloat(a.Value)
+			w.Count = a.value.float()
 		}
 	}
 	return w
 }
 
-func parameter(se xml.StartElement) Parameter {
+func (p *parser) parameter(se element) Parameter {
 	var prm Parameter
-	for _, a := range se.Attr {
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		switch string(a.local) {
 		case "Column":
-			prm.Name = unbracket(a.Value)
+			prm.Name = unbracket(p.str(a.value))
 		case "ParameterDataType":
-			prm.DataType = a.Value
+			prm.DataType = p.str(a.value)
 		case "ParameterCompiledValue":
-			prm.CompiledValue, prm.HasCompiled = a.Value, true
+			prm.CompiledValue, prm.HasCompiled = p.str(a.value), true
 		case "ParameterRuntimeValue":
-			prm.RuntimeValue, prm.HasRuntime = a.Value, true
+			prm.RuntimeValue, prm.HasRuntime = p.str(a.value), true
 		}
 	}
 	return prm
@@ -430,26 +426,26 @@ func parameter(se xml.StartElement) Parameter {
 
 func (p *parser) missingIndexes() ([]MissingIndexGroup, error) {
 	var groups []MissingIndexGroup
-	err := p.children(func(c xml.StartElement) error {
-		if c.Name.Local != "MissingIndexGroup" {
+	err := p.children(func(c element) error {
+		if c.local != "MissingIndexGroup" {
 			return p.skip()
 		}
-		g := MissingIndexGroup{Impact: parseFloat(attr(c, "Impact"))}
-		err := p.children(func(c xml.StartElement) error {
-			if c.Name.Local != "MissingIndex" {
+		g := MissingIndexGroup{Impact: attr(c, "Impact").float()}
+		err := p.children(func(c element) error {
+			if c.local != "MissingIndex" {
 				return p.skip()
 			}
 			mi := MissingIndex{
-				Database: unbracket(attr(c, "Database")),
-				Schema:   unbracket(attr(c, "Schema")),
-				Table:    unbracket(attr(c, "Table")),
+				Database: unbracket(p.str(attr(c, "Database"))),
+				Schema:   unbracket(p.str(attr(c, "Schema"))),
+				Table:    unbracket(p.str(attr(c, "Table"))),
 			}
-			err := p.children(func(c xml.StartElement) error {
-				if c.Name.Local != "ColumnGroup" {
+			err := p.children(func(c element) error {
+				if c.local != "ColumnGroup" {
 					return p.skip()
 				}
 				var dst *[]string
-				switch attr(c, "Usage") {
+				switch string(attr(c, "Usage")) {
 				case "EQUALITY":
 					dst = &mi.Equality
 				case "INEQUALITY":
@@ -459,9 +455,9 @@ func (p *parser) missingIndexes() ([]MissingIndexGroup, error) {
 				default:
 					return p.skip()
 				}
-				return p.children(func(c xml.StartElement) error {
-					if c.Name.Local == "Column" {
-						*dst = append(*dst, unbracket(attr(c, "Name")))
+				return p.children(func(c element) error {
+					if c.local == "Column" {
+						*dst = append(*dst, unbracket(p.str(attr(c, "Name"))))
 					}
 					return p.skip()
 				})
@@ -475,28 +471,28 @@ func (p *parser) missingIndexes() ([]MissingIndexGroup, error) {
 	return groups, err
 }
 
-func (p *parser) warnings(se xml.StartElement) (*Warnings, error) {
+func (p *parser) warnings(se element) (*Warnings, error) {
 	w := &Warnings{}
-	for _, a := range se.Attr {
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		switch string(a.local) {
 		case "NoJoinPredicate":
-			w.NoJoinPredicate = parseBool(a.Value)
+			w.NoJoinPredicate = a.value.bool()
 		case "SpatialGuess":
-			w.SpatialGuess = parseBool(a.Value)
+			w.SpatialGuess = a.value.bool()
 		case "UnmatchedIndexes":
-			w.UnmatchedIndexes = parseBool(a.Value)
+			w.UnmatchedIndexes = a.value.bool()
 		case "FullUpdateForOnlineIndexBuild":
-			w.FullUpdateForOnlineIndexBuild = parseBool(a.Value)
+			w.FullUpdateForOnlineIndexBuild = a.value.bool()
 		}
 	}
-	err := p.children(func(c xml.StartElement) error {
+	err := p.children(func(c element) error {
 		var err error
-		switch c.Name.Local {
+		switch c.local {
 		case "SpillOccurred":
 			w.SpillOccurred = true
 		case "SpillToTempDb":
 			w.SpillToTempDb = append(w.SpillToTempDb, SpillToTempDb{
-				Level: parseInt(attr(c, "SpillLevel")), SpilledThreadCount: parseInt(attr(c, "SpilledThreadCount"))})
+				Level: attr(c, "SpillLevel").int(), SpilledThreadCount: attr(c, "SpilledThreadCount").int()})
 		case "SortSpillDetails":
 			w.SortSpills = append(w.SortSpills, spillDetails(c))
 		case "HashSpillDetails":
@@ -504,9 +500,9 @@ func (p *parser) warnings(se xml.StartElement) (*Warnings, error) {
 		case "ExchangeSpillDetails":
 			w.ExchangeSpills = append(w.ExchangeSpills, spillDetails(c))
 		case "PlanAffectingConvert":
-			w.Converts = append(w.Converts, PlanAffectingConvert{Issue: attr(c, "ConvertIssue"), Expression: attr(c, "Expression")})
+			w.Converts = append(w.Converts, PlanAffectingConvert{Issue: p.str(attr(c, "ConvertIssue")), Expression: p.str(attr(c, "Expression"))})
 		case "Wait":
-			w.Waits = append(w.Waits, wait(c))
+			w.Waits = append(w.Waits, p.wait(c))
 		case "ColumnsWithNoStatistics":
 			w.NoStatistics, err = p.columnList(w.NoStatistics)
 			return err
@@ -515,10 +511,10 @@ func (p *parser) warnings(se xml.StartElement) (*Warnings, error) {
 			return err
 		case "MemoryGrantWarning":
 			w.MemoryGrant = &MemoryGrantWarning{
-				Kind:        attr(c, "GrantWarningKind"),
-				RequestedKB: parseFloat(attr(c, "RequestedMemory")),
-				GrantedKB:   parseFloat(attr(c, "GrantedMemory")),
-				MaxUsedKB:   parseFloat(attr(c, "MaxUsedMemory")),
+				Kind:        p.str(attr(c, "GrantWarningKind")),
+				RequestedKB: attr(c, "RequestedMemory").float(),
+				GrantedKB:   attr(c, "GrantedMemory").float(),
+				MaxUsedKB:   attr(c, "MaxUsedMemory").float(),
 			}
 		}
 		return p.skip()
@@ -526,72 +522,72 @@ func (p *parser) warnings(se xml.StartElement) (*Warnings, error) {
 	return w, err
 }
 
-func spillDetails(se xml.StartElement) SpillDetails {
+func spillDetails(se element) SpillDetails {
 	return SpillDetails{
-		GrantedMemoryKB: parseFloat(attr(se, "GrantedMemoryKb")),
-		UsedMemoryKB:    parseFloat(attr(se, "UsedMemoryKb")),
-		WritesToTempDb:  parseFloat(attr(se, "WritesToTempDb")),
-		ReadsFromTempDb: parseFloat(attr(se, "ReadsFromTempDb")),
+		GrantedMemoryKB: attr(se, "GrantedMemoryKb").float(),
+		UsedMemoryKB:    attr(se, "UsedMemoryKb").float(),
+		WritesToTempDb:  attr(se, "WritesToTempDb").float(),
+		ReadsFromTempDb: attr(se, "ReadsFromTempDb").float(),
 	}
 }
 
 // columnList appends the ColumnReference children of the element to dst.
 func (p *parser) columnList(dst []ColumnRef) ([]ColumnRef, error) {
-	err := p.children(func(c xml.StartElement) error {
-		if c.Name.Local == "ColumnReference" {
-			dst = append(dst, columnRef(c))
+	err := p.children(func(c element) error {
+		if c.local == "ColumnReference" {
+			dst = append(dst, p.columnRef(c))
 		}
 		return p.skip()
 	})
 	return dst, err
 }
 
-func columnRef(se xml.StartElement) ColumnRef {
+func (p *parser) columnRef(se element) ColumnRef {
 	var c ColumnRef
-	for _, a := range se.Attr {
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		switch string(a.local) {
 		case "Database":
-			c.Database = unbracket(a.Value)
+			c.Database = unbracket(p.str(a.value))
 		case "Schema":
-			c.Schema = unbracket(a.Value)
+			c.Schema = unbracket(p.str(a.value))
 		case "Table":
-			c.Table = unbracket(a.Value)
+			c.Table = unbracket(p.str(a.value))
 		case "Alias":
-			c.Alias = unbracket(a.Value)
+			c.Alias = unbracket(p.str(a.value))
 		case "Column":
-			c.Column = unbracket(a.Value)
+			c.Column = unbracket(p.str(a.value))
 		case "ComputedColumn":
-			c.Computed = parseBool(a.Value)
+			c.Computed = a.value.bool()
 		}
 	}
 	return c
 }
 
-func objectRef(se xml.StartElement) ObjectRef {
+func (p *parser) objectRef(se element) ObjectRef {
 	var o ObjectRef
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "Server":
-			o.Server = unbracket(v)
+			o.Server = unbracket(p.str(v))
 		case "Database":
-			o.Database = unbracket(v)
+			o.Database = unbracket(p.str(v))
 		case "Schema":
-			o.Schema = unbracket(v)
+			o.Schema = unbracket(p.str(v))
 		case "Table":
-			o.Table = unbracket(v)
+			o.Table = unbracket(p.str(v))
 		case "Index":
-			o.Index = unbracket(v)
+			o.Index = unbracket(p.str(v))
 		case "Alias":
-			o.Alias = unbracket(v)
+			o.Alias = unbracket(p.str(v))
 		case "IndexKind":
-			o.IndexKind = v
+			o.IndexKind = p.str(v)
 		case "Storage":
-			o.Storage = v
+			o.Storage = p.str(v)
 		case "Filtered":
-			o.Filtered = parseBool(v)
+			o.Filtered = v.bool()
 		case "TableReferenceId":
-			o.TableReferenceID = parseInt(v)
+			o.TableReferenceID = v.int()
 		}
 	}
 	return o

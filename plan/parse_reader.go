@@ -2,20 +2,17 @@ package plan
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
-// parser is a recursive-descent decoder over encoding/xml raw tokens. Every
+// parser is a recursive-descent decoder over the tokens of scanner. Every
 // element method is called right after child returned the element's start
 // tag and returns after its end tag, so the stack of open elements is always
-// exact; end tags are checked against it because RawToken does not.
+// exact; end tags are checked against it here and nowhere else.
 type parser struct {
-	d        *xml.Decoder
-	input    *sizeLimiter
+	s        *scanner
 	maxDepth int
 	maxBytes int64
 	emit     func(*Statement) error
@@ -25,38 +22,67 @@ type parser struct {
 	plan     *QueryPlan // plan whose Nodes receive the RelOps being read
 	owner    *RelOp     // RelOp being read; RelOps found below it are its children
 	pastRoot bool       // the root element has been closed
+	strs     map[string]string
 }
 
 type openElem struct {
-	name xml.Name
-	line int
+	name  string // qualified name as written
+	local string
+	line  int // line of the start tag's '<'
+}
+
+// element is a start tag. Its attributes alias the scanner's buffers: read
+// them before asking for the next token.
+type element struct {
+	local string
+	attrs []attribute
+}
+
+// Interning limits for attribute values the model keeps.
+const (
+	maxInternLen    = 48
+	maxInternedStrs = 8192
+)
+
+// str returns v as a string the model may keep. Short values repeat a lot
+// (operator names, "[dbo]", data types), so they are shared.
+func (p *parser) str(v value) string {
+	if len(v) == 0 {
+		return ""
+	}
+	if len(v) > maxInternLen {
+		return string(v)
+	}
+	if s, ok := p.strs[string(v)]; ok {
+		return s
+	}
+	s := string(v)
+	if len(p.strs) < maxInternedStrs {
+		p.strs[s] = s
+	}
+	return s
 }
 
 // next returns the next start or end tag, skipping text, comments and
 // processing instructions. It returns io.EOF only at the end of the input
 // with no element open.
-func (p *parser) next() (xml.Token, error) {
+func (p *parser) next() (tokenKind, error) {
 	for {
-		tok, err := p.d.RawToken()
+		k, err := p.s.next()
 		if err != nil {
-			return nil, p.readError(err)
+			return 0, p.readError(err)
 		}
-		switch t := tok.(type) {
-		case xml.StartElement, xml.EndElement:
-			return t, nil
-		case xml.CharData:
-			if len(p.stack) == 0 && len(bytes.TrimLeft(t, " \t\r\n")) > 0 {
+		switch k {
+		case tokStart, tokEnd:
+			return k, nil
+		case tokText:
+			if len(p.stack) == 0 && !p.s.blank {
 				where := "before"
 				if p.pastRoot {
 					where = "after"
 				}
-				return nil, p.errorf("unexpected text %q %s the root element", sample(t), where)
+				return 0, p.errorf("unexpected text %q %s the root element", sample(p.s.text()), where)
 			}
-		case xml.Directive:
-			if bytes.HasPrefix(t, []byte("DOCTYPE")) {
-				return nil, p.errorf("DOCTYPE declarations are not allowed in showplan XML")
-			}
-			return nil, p.errorf("unexpected markup declaration <!%s>: not allowed in showplan XML", sample(t))
 		}
 	}
 }
@@ -64,38 +90,37 @@ func (p *parser) next() (xml.Token, error) {
 // child returns the next child element of the innermost open element and
 // pushes it, or reports ok == false after popping the innermost element at
 // its end tag.
-func (p *parser) child() (se xml.StartElement, ok bool, err error) {
-	tok, err := p.next() // with an element open, EOF comes back as truncation
+func (p *parser) child() (se element, ok bool, err error) {
+	k, err := p.next() // with an element open, EOF comes back as truncation
 	if err != nil {
 		return se, false, err
 	}
-	switch t := tok.(type) {
-	case xml.StartElement:
-		if err := p.push(t.Name); err != nil {
-			return se, false, err
-		}
-		return t, true, nil
-	case xml.EndElement:
-		return se, false, p.pop(t.Name)
+	if k == tokEnd {
+		return se, false, p.pop()
 	}
-	return se, false, nil
+	if err := p.push(); err != nil {
+		return se, false, err
+	}
+	return element{local: p.s.local, attrs: p.s.attrs}, true, nil
 }
 
-func (p *parser) push(name xml.Name) error {
+// push opens the start tag just read.
+func (p *parser) push() error {
 	if len(p.stack) >= p.maxDepth {
-		line, col := p.d.InputPos()
-		return &LimitError{Limit: LimitDepth, Max: int64(p.maxDepth), Line: line, Column: col, Element: name.Local}
+		line, col := p.s.position(p.s.offset())
+		return &LimitError{Limit: LimitDepth, Max: int64(p.maxDepth), Line: line, Column: col, Element: p.s.local}
 	}
-	line, _ := p.d.InputPos()
-	p.stack = append(p.stack, openElem{name: name, line: line})
+	line, _ := p.s.position(p.s.tokenOffset())
+	p.stack = append(p.stack, openElem{name: p.s.name, local: p.s.local, line: line})
 	return nil
 }
 
-func (p *parser) pop(name xml.Name) error {
+// pop closes the innermost element at the end tag just read.
+func (p *parser) pop() error {
 	top := p.stack[len(p.stack)-1]
-	if name != top.name {
+	if string(p.s.qname) != top.name {
 		return p.errorf("malformed XML: end tag </%s> does not match start tag <%s> at line %d",
-			qname(name), qname(top.name), top.line)
+			p.s.qname, top.name, top.line)
 	}
 	p.stack = p.stack[:len(p.stack)-1]
 	return nil
@@ -111,7 +136,7 @@ func (p *parser) skip() error {
 		if err != nil {
 			return err
 		}
-		if ok && p.owner != nil && se.Name.Local == "RelOp" {
+		if ok && p.owner != nil && se.local == "RelOp" {
 			if _, err := p.relOp(se, p.owner); err != nil {
 				return err
 			}
@@ -120,9 +145,9 @@ func (p *parser) skip() error {
 	return nil
 }
 
-// errorf returns an *Error at the current position.
+// errorf returns an *Error at the end of the last token read.
 func (p *parser) errorf(format string, args ...any) error {
-	line, col := p.d.InputPos()
+	line, col := p.s.position(p.s.offset())
 	return &Error{Line: line, Column: col, Element: p.current(), Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -131,10 +156,10 @@ func (p *parser) current() string {
 	if len(p.stack) == 0 {
 		return ""
 	}
-	return p.stack[len(p.stack)-1].name.Local
+	return p.stack[len(p.stack)-1].local
 }
 
-// readError turns an error from RawToken into an *Error or *LimitError.
+// readError turns an error from the scanner into an *Error or *LimitError.
 func (p *parser) readError(err error) error {
 	if err == io.EOF {
 		if len(p.stack) == 0 {
@@ -142,22 +167,23 @@ func (p *parser) readError(err error) error {
 		}
 		return p.truncated()
 	}
-	line, col := p.d.InputPos()
-	var syn *xml.SyntaxError
+	var syn *syntaxError
 	var in *inputError
 	switch {
-	case errors.Is(err, errSizeLimit):
-		return &LimitError{Limit: LimitFileSize, Max: p.maxBytes, Line: line, Column: col, Element: p.current()}
-	case errors.As(err, &in):
-		return &Error{Line: line, Column: col, Element: p.current(), Msg: in.msg}
 	case errors.As(err, &syn):
-		if strings.HasPrefix(syn.Msg, "unexpected EOF") || (syn.Msg == "invalid UTF-8" && p.input.endsMidRune()) {
+		if syn.truncated {
 			return p.truncated()
 		}
-		return &Error{Line: syn.Line, Column: col, Element: p.current(), Msg: "malformed XML: " + syn.Msg, Err: err}
-	case strings.HasPrefix(err.Error(), "xml: "):
-		return &Error{Line: line, Column: col, Element: p.current(), Msg: "malformed XML: " + strings.TrimPrefix(err.Error(), "xml: "), Err: err}
+		line, col := p.s.position(syn.off)
+		return &Error{Line: line, Column: col, Element: p.current(), Msg: syn.msg, Err: err}
+	case errors.Is(err, errSizeLimit):
+		line, col := p.s.position(p.s.inputEnd())
+		return &LimitError{Limit: LimitFileSize, Max: p.maxBytes, Line: line, Column: col, Element: p.current()}
+	case errors.As(err, &in):
+		line, col := p.s.position(p.s.inputEnd())
+		return &Error{Line: line, Column: col, Element: p.current(), Msg: in.msg}
 	}
+	line, col := p.s.position(p.s.inputEnd())
 	return &Error{Line: line, Column: col, Element: p.current(), Msg: "read error: " + err.Error(), Err: err}
 }
 
@@ -165,19 +191,12 @@ func (p *parser) truncated() error {
 	msg := "unexpected EOF: the file is truncated"
 	if n := len(p.stack); n > 0 {
 		top := p.stack[n-1]
-		msg += fmt.Sprintf(" (<%s> from line %d is not closed)", qname(top.name), top.line)
+		msg += fmt.Sprintf(" (<%s> from line %d is not closed)", top.name, top.line)
 	} else if !p.pastRoot {
 		msg += " (no root element)"
 	}
-	line, col := p.d.InputPos()
+	line, col := p.s.position(p.s.inputEnd())
 	return &Error{Line: line, Column: col, Element: p.current(), Msg: msg}
-}
-
-func qname(n xml.Name) string {
-	if n.Space == "" {
-		return n.Local
-	}
-	return n.Space + ":" + n.Local
 }
 
 // sample is the start of b, for messages.
@@ -191,11 +210,9 @@ func sample(b []byte) string {
 
 // document reads the whole input: prologue, root element, epilogue.
 func (p *parser) document() error {
-	root, err := p.rootElement()
-	if err != nil {
+	if err := p.rootElement(); err != nil {
 		return err
 	}
-	p.readRoot(root)
 	for {
 		se, ok, err := p.child()
 		if err != nil {
@@ -204,7 +221,7 @@ func (p *parser) document() error {
 		if !ok {
 			break
 		}
-		if se.Name.Local == "BatchSequence" {
+		if se.local == "BatchSequence" {
 			err = p.batchSequence()
 		} else {
 			err = p.skip()
@@ -215,50 +232,49 @@ func (p *parser) document() error {
 	}
 	p.pastRoot = true
 	for {
-		tok, err := p.next()
+		k, err := p.next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			return p.errorf("malformed XML: element <%s> after the end of the root element; a document has one root", qname(t.Name))
-		case xml.EndElement:
-			return p.errorf("malformed XML: end tag </%s> after the end of the root element", qname(t.Name))
+		if k == tokStart {
+			return p.errorf("malformed XML: element <%s> after the end of the root element; a document has one root", p.s.name)
 		}
+		return p.errorf("malformed XML: end tag </%s> after the end of the root element", p.s.qname)
 	}
 }
 
-// rootElement reads up to the root start tag, pushes it and checks that it
-// is a showplan root.
-func (p *parser) rootElement() (xml.StartElement, error) {
-	tok, err := p.next()
+// rootElement reads up to the root start tag, checks that it is a showplan
+// root, reads its attributes and pushes it.
+func (p *parser) rootElement() error {
+	k, err := p.next()
 	if err == io.EOF {
-		return xml.StartElement{}, p.errorf("no root element: the input holds no element")
+		return p.errorf("no root element: the input holds no element")
 	}
 	if err != nil {
-		return xml.StartElement{}, err
+		return err
 	}
-	root, ok := tok.(xml.StartElement)
-	if !ok {
-		return root, p.errorf("malformed XML: end tag </%s> before any start tag", qname(tok.(xml.EndElement).Name))
+	if k == tokEnd {
+		return p.errorf("malformed XML: end tag </%s> before any start tag", p.s.qname)
 	}
+	prefix := p.s.prefix
 	ns := ""
-	for _, a := range root.Attr {
-		if (root.Name.Space == "" && a.Name.Space == "" && a.Name.Local == "xmlns") ||
-			(root.Name.Space != "" && a.Name.Space == "xmlns" && a.Name.Local == root.Name.Space) {
-			ns = a.Value
+	for _, a := range p.s.attrs {
+		if (prefix == "" && len(a.prefix) == 0 && string(a.local) == "xmlns") ||
+			(prefix != "" && string(a.prefix) == "xmlns" && string(a.local) == prefix) {
+			ns = string(a.value)
 		}
 	}
-	if root.Name.Local != "ShowPlanXML" || ns != Namespace {
+	if p.s.local != "ShowPlanXML" || ns != Namespace {
 		found := "without a namespace"
 		if ns != "" {
 			found = fmt.Sprintf("in namespace %q", ns)
 		}
-		return root, p.errorf("not a showplan: root element <%s> %s; expected <ShowPlanXML> in namespace %q",
-			qname(root.Name), found, Namespace)
+		return p.errorf("not a showplan: root element <%s> %s; expected <ShowPlanXML> in namespace %q",
+			p.s.name, found, Namespace)
 	}
-	return root, p.push(root.Name)
+	p.readRoot(p.s.attrs)
+	return p.push()
 }

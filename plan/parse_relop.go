@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/xml"
 	"math"
 	"strconv"
 	"strings"
@@ -10,43 +9,43 @@ import (
 // relOp reads a RelOp and everything below it. The operator is appended to
 // the current plan's Nodes and to parent's Children as soon as its start tag
 // is seen, which yields pre-order in document order.
-func (p *parser) relOp(se xml.StartElement, parent *RelOp) (*RelOp, error) {
+func (p *parser) relOp(se element, parent *RelOp) (*RelOp, error) {
 	op := &RelOp{Parent: parent}
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "NodeId":
-			op.NodeID = parseInt(v)
+			op.NodeID = v.int()
 		case "PhysicalOp":
-			op.PhysicalOp = v
+			op.PhysicalOp = p.str(v)
 		case "LogicalOp":
-			op.LogicalOp = v
+			op.LogicalOp = p.str(v)
 		case "EstimateRows":
-			op.EstimateRows = parseFloat(v)
+			op.EstimateRows = v.float()
 		case "EstimateRowsWithoutRowGoal":
-			op.EstimateRowsWithoutRowGoal = floatPtr(v)
+			op.EstimateRowsWithoutRowGoal = v.floatPtr()
 		case "EstimatedRowsRead":
-			op.EstimatedRowsRead = floatPtr(v)
+			op.EstimatedRowsRead = v.floatPtr()
 		case "EstimateRebinds":
-			op.EstimateRebinds = parseFloat(v)
+			op.EstimateRebinds = v.float()
 		case "EstimateRewinds":
-			op.EstimateRewinds = parseFloat(v)
+			op.EstimateRewinds = v.float()
 		case "EstimateIO":
-			op.EstimateIO = parseFloat(v)
+			op.EstimateIO = v.float()
 		case "EstimateCPU":
-			op.EstimateCPU = parseFloat(v)
+			op.EstimateCPU = v.float()
 		case "AvgRowSize":
-			op.AvgRowSize = parseFloat(v)
+			op.AvgRowSize = v.float()
 		case "EstimatedTotalSubtreeCost":
-			op.SubtreeCost = parseFloat(v)
+			op.SubtreeCost = v.float()
 		case "TableCardinality":
-			op.TableCardinality = parseFloat(v)
+			op.TableCardinality = v.float()
 		case "Parallel":
-			op.Parallel = parseBool(v)
+			op.Parallel = v.bool()
 		case "EstimatedExecutionMode":
-			op.EstimatedExecutionMode = v
+			op.EstimatedExecutionMode = p.str(v)
 		case "IsAdaptive":
-			op.IsAdaptive = parseBool(v)
+			op.IsAdaptive = v.bool()
 		}
 	}
 	if p.plan != nil {
@@ -59,9 +58,9 @@ func (p *parser) relOp(se xml.StartElement, parent *RelOp) (*RelOp, error) {
 	p.owner = op
 	defer func() { p.owner = saved }()
 
-	err := p.children(func(c xml.StartElement) error {
+	err := p.children(func(c element) error {
 		var err error
-		switch c.Name.Local {
+		switch c.local {
 		case "OutputList":
 			op.OutputList, err = p.columnList(op.OutputList)
 		case "Warnings":
@@ -83,59 +82,59 @@ func (p *parser) relOp(se xml.StartElement, parent *RelOp) (*RelOp, error) {
 // operator reads the operator-specific element of a RelOp (IndexScan,
 // NestedLoops, Sort, ...). Every RelOp below it that is not below another
 // RelOp is a child of op.
-func (p *parser) operator(op *RelOp, se xml.StartElement) error {
-	name := se.Name.Local
+func (p *parser) operator(op *RelOp, se element) error {
+	name := se.local
 	acc := Access{Element: name}
-	for _, a := range se.Attr {
-		v := a.Value
-		switch a.Name.Local {
+	for _, a := range se.attrs {
+		v := a.value
+		switch string(a.local) {
 		case "Lookup":
-			acc.Lookup = parseBool(v)
+			acc.Lookup = v.bool()
 		case "Ordered":
-			acc.Ordered = parseBool(v)
+			acc.Ordered = v.bool()
 		case "ScanDirection":
-			acc.ScanDirection = v
+			acc.ScanDirection = p.str(v)
 		case "ForcedIndex":
-			acc.ForcedIndex = parseBool(v)
+			acc.ForcedIndex = v.bool()
 		case "ForceSeek":
-			acc.ForceSeek = parseBool(v)
+			acc.ForceSeek = v.bool()
 		case "ForceScan":
-			acc.ForceScan = parseBool(v)
+			acc.ForceScan = v.bool()
 		case "NoExpandHint":
-			acc.NoExpandHint = parseBool(v)
+			acc.NoExpandHint = v.bool()
 		case "Storage":
-			acc.Storage = v
+			acc.Storage = p.str(v)
 		case "DMLRequestSort":
-			acc.DMLRequestSort = parseBool(v)
+			acc.DMLRequestSort = v.bool()
 		}
 	}
 	switch name {
 	case "Sort":
-		op.Sort = &SortInfo{Distinct: parseBool(attr(se, "Distinct"))}
+		op.Sort = &SortInfo{Distinct: attr(se, "Distinct").bool()}
 	case "TopSort":
 		op.Sort = &SortInfo{
-			Distinct: parseBool(attr(se, "Distinct")),
-			TopRows:  parseInt(attr(se, "Rows")),
-			WithTies: parseBool(attr(se, "WithTies")),
+			Distinct: attr(se, "Distinct").bool(),
+			TopRows:  attr(se, "Rows").int(),
+			WithTies: attr(se, "WithTies").bool(),
 		}
 	case "Top":
 		op.Top = &TopInfo{
-			IsPercent: parseBool(attr(se, "IsPercent")),
-			WithTies:  parseBool(attr(se, "WithTies")),
-			RowCount:  parseBool(attr(se, "RowCount")),
+			IsPercent: attr(se, "IsPercent").bool(),
+			WithTies:  attr(se, "WithTies").bool(),
+			RowCount:  attr(se, "RowCount").bool(),
 		}
 	}
 	// Predicate belongs to the access when the element reads an object;
 	// otherwise it is the operator's own, preferred over join residuals.
 	var pred, residual, buildResidual *Scalar
-	err := p.children(func(c xml.StartElement) error {
+	err := p.children(func(c element) error {
 		var err error
-		switch c.Name.Local {
+		switch c.local {
 		case "RelOp":
 			_, err = p.relOp(c, op)
 			return err
 		case "Object":
-			acc.Objects = append(acc.Objects, objectRef(c))
+			acc.Objects = append(acc.Objects, p.objectRef(c))
 		case "SeekPredicates":
 			return p.seekPredicates(&acc.SeekPredicates)
 		case "SeekPredicate":
@@ -198,14 +197,14 @@ func (p *parser) firstScalar(dst **Scalar) error {
 }
 
 func (p *parser) orderBy(dst []OrderColumn) ([]OrderColumn, error) {
-	err := p.children(func(c xml.StartElement) error {
-		if c.Name.Local != "OrderByColumn" {
+	err := p.children(func(c element) error {
+		if c.local != "OrderByColumn" {
 			return p.skip()
 		}
-		oc := OrderColumn{Ascending: parseBool(attr(c, "Ascending"))}
-		err := p.children(func(c xml.StartElement) error {
-			if c.Name.Local == "ColumnReference" {
-				oc.Column = columnRef(c)
+		oc := OrderColumn{Ascending: attr(c, "Ascending").bool()}
+		err := p.children(func(c element) error {
+			if c.local == "ColumnReference" {
+				oc.Column = p.columnRef(c)
 			}
 			return p.skip()
 		})
@@ -218,8 +217,8 @@ func (p *parser) orderBy(dst []OrderColumn) ([]OrderColumn, error) {
 // seekPredicates reads a SeekPredicates element in any of its forms:
 // SeekPredicate (old), SeekPredicateNew, SeekPredicatePart.
 func (p *parser) seekPredicates(dst *[]SeekPredicate) error {
-	return p.children(func(c xml.StartElement) error {
-		switch c.Name.Local {
+	return p.children(func(c element) error {
+		switch c.local {
 		case "SeekPredicate":
 			keys, err := p.seekKeys(nil)
 			*dst = append(*dst, SeekPredicate{Keys: keys})
@@ -239,8 +238,8 @@ func (p *parser) seekPredicates(dst *[]SeekPredicate) error {
 // children form one seek.
 func (p *parser) seekPredicateNew() (SeekPredicate, error) {
 	var sp SeekPredicate
-	err := p.children(func(c xml.StartElement) error {
-		if c.Name.Local != "SeekKeys" {
+	err := p.children(func(c element) error {
+		if c.local != "SeekKeys" {
 			return p.skip()
 		}
 		var err error
@@ -253,14 +252,14 @@ func (p *parser) seekPredicateNew() (SeekPredicate, error) {
 // seekKeys reads the Prefix, StartRange, EndRange and IsNotNull children of
 // a SeekPredicate or SeekKeys element.
 func (p *parser) seekKeys(dst []SeekKey) ([]SeekKey, error) {
-	err := p.children(func(c xml.StartElement) error {
-		part := c.Name.Local
+	err := p.children(func(c element) error {
+		part := c.local
 		switch part {
 		case "Prefix", "StartRange", "EndRange":
-			k := SeekKey{Part: part, ScanType: attr(c, "ScanType")}
-			err := p.children(func(c xml.StartElement) error {
+			k := SeekKey{Part: part, ScanType: p.str(attr(c, "ScanType"))}
+			err := p.children(func(c element) error {
 				var err error
-				switch c.Name.Local {
+				switch c.local {
 				case "RangeColumns":
 					k.Columns, err = p.columnList(k.Columns)
 				case "RangeExpressions":
@@ -296,7 +295,7 @@ func (p *parser) scalars(dst []*Scalar) ([]*Scalar, error) {
 		if !ok {
 			continue
 		}
-		switch se.Name.Local {
+		switch se.local {
 		case "ScalarOperator":
 			s, err := p.scalar(se)
 			if err != nil {
@@ -316,41 +315,41 @@ func (p *parser) scalars(dst []*Scalar) ([]*Scalar, error) {
 
 // scalar reads a ScalarOperator: its ScalarString and the one element that
 // says what kind of expression it is.
-func (p *parser) scalar(se xml.StartElement) (*Scalar, error) {
-	s := &Scalar{Text: attr(se, "ScalarString")}
-	err := p.children(func(c xml.StartElement) error {
+func (p *parser) scalar(se element) (*Scalar, error) {
+	s := &Scalar{Text: p.str(attr(se, "ScalarString"))}
+	err := p.children(func(c element) error {
 		var err error
-		switch c.Name.Local {
+		switch c.local {
 		case "Compare":
-			s.Kind, s.Op = ScalarCompare, attr(c, "CompareOp")
+			s.Kind, s.Op = ScalarCompare, p.str(attr(c, "CompareOp"))
 		case "Logical":
-			s.Kind, s.Op = ScalarLogical, attr(c, "Operation")
+			s.Kind, s.Op = ScalarLogical, p.str(attr(c, "Operation"))
 		case "Arithmetic":
-			s.Kind, s.Op = ScalarArithmetic, attr(c, "Operation")
+			s.Kind, s.Op = ScalarArithmetic, p.str(attr(c, "Operation"))
 		case "Intrinsic":
-			s.Kind, s.Op = ScalarIntrinsic, attr(c, "FunctionName")
+			s.Kind, s.Op = ScalarIntrinsic, p.str(attr(c, "FunctionName"))
 		case "Convert":
-			s.Kind, s.Op, s.Implicit = ScalarConvert, attr(c, "DataType"), parseBool(attr(c, "Implicit"))
+			s.Kind, s.Op, s.Implicit = ScalarConvert, p.str(attr(c, "DataType")), attr(c, "Implicit").bool()
 		case "IF":
 			s.Kind = ScalarIf
 		case "MultipleAssign":
 			s.Kind = ScalarList
 		case "Identifier":
 			s.Kind = ScalarIdentifier
-			return p.children(func(c xml.StartElement) error {
-				if c.Name.Local == "ColumnReference" && s.Column == nil {
-					col := columnRef(c)
+			return p.children(func(c element) error {
+				if c.local == "ColumnReference" && s.Column == nil {
+					col := p.columnRef(c)
 					s.Column = &col
 				}
 				return p.skip()
 			})
 		case "Const":
-			s.Kind, s.Value = ScalarConst, attr(c, "ConstValue")
+			s.Kind, s.Value = ScalarConst, p.str(attr(c, "ConstValue"))
 			return p.skip()
 		case "InternalInfo":
 			return p.skip()
 		default:
-			s.Kind, s.Op = ScalarOther, c.Name.Local
+			s.Kind, s.Op = ScalarOther, c.local
 		}
 		s.Args, err = p.scalars(s.Args)
 		return err
@@ -364,48 +363,48 @@ func (p *parser) runTime() (*RunTime, error) {
 	rt := &RunTime{}
 	var workerElapsed, serialElapsed int64
 	var workerTimed, serialTimed bool
-	err := p.children(func(c xml.StartElement) error {
-		if c.Name.Local != "RunTimeCountersPerThread" {
+	err := p.children(func(c element) error {
+		if c.local != "RunTimeCountersPerThread" {
 			return p.skip()
 		}
 		var t ThreadCounters
 		hasElapsed := false
-		for _, a := range c.Attr {
-			v := a.Value
-			switch a.Name.Local {
+		for _, a := range c.attrs {
+			v := a.value
+			switch string(a.local) {
 			case "Thread":
-				t.Thread = parseInt(v)
+				t.Thread = v.int()
 			case "ActualRows":
-				t.ActualRows = parseInt64(v)
+				t.ActualRows = v.int64()
 			case "ActualExecutions":
-				t.ActualExecutions = parseInt64(v)
+				t.ActualExecutions = v.int64()
 			case "ActualRowsRead":
-				t.ActualRowsRead = parseInt64(v)
+				t.ActualRowsRead = v.int64()
 				rt.HasRowsRead = true
 			case "ActualRebinds":
-				rt.ActualRebinds += parseInt64(v)
+				rt.ActualRebinds += v.int64()
 			case "ActualRewinds":
-				rt.ActualRewinds += parseInt64(v)
+				rt.ActualRewinds += v.int64()
 			case "ActualEndOfScans":
-				rt.ActualEndOfScans += parseInt64(v)
+				rt.ActualEndOfScans += v.int64()
 			case "ActualLogicalReads":
-				rt.LogicalReads += parseInt64(v)
+				rt.LogicalReads += v.int64()
 			case "ActualPhysicalReads":
-				rt.PhysicalReads += parseInt64(v)
+				rt.PhysicalReads += v.int64()
 			case "ActualReadAheads":
-				rt.ReadAheads += parseInt64(v)
+				rt.ReadAheads += v.int64()
 			case "UsedMemoryGrant":
-				rt.UsedMemoryGrantKB += parseInt64(v)
+				rt.UsedMemoryGrantKB += v.int64()
 			case "ActualElapsedms":
-				t.ElapsedMs = parseInt64(v)
+				t.ElapsedMs = v.int64()
 				hasElapsed = true
 				rt.HasTiming = true
 			case "ActualCPUms":
-				t.CPUMs = parseInt64(v)
+				t.CPUMs = v.int64()
 				rt.HasTiming = true
 			case "ActualExecutionMode":
 				if rt.ExecutionMode == "" {
-					rt.ExecutionMode = v
+					rt.ExecutionMode = p.str(v)
 				}
 			}
 		}
@@ -432,15 +431,28 @@ func (p *parser) runTime() (*RunTime, error) {
 	return rt, err
 }
 
-// attr returns the value of the attribute with the given local name, or "".
-func attr(se xml.StartElement, name string) string {
-	for _, a := range se.Attr {
-		if a.Name.Local == name {
-			return a.Value
+// attr returns the value of the attribute with the given local name, or
+// an empty value.
+func attr(se element, name string) value {
+	for _, a := range se.attrs {
+		if string(a.local) == name {
+			return a.value
 		}
 	}
-	return ""
+	return nil
 }
+
+// value is an attribute value as the scanner decoded it; it aliases the
+// scanner's buffers, so the model keeps only numbers or copies (parser.str).
+type value []byte
+
+func (v value) int() int           { return parseInt(string(v)) }
+func (v value) intOK() (int, bool) { return parseIntOK(string(v)) }
+func (v value) int64() int64       { return parseInt64(string(v)) }
+func (v value) float() float64     { return parseFloat(string(v)) }
+func (v value) floatPtr() *float64 { return floatPtr(string(v)) }
+func (v value) bool() bool         { return parseBool(string(v)) }
+func (v value) boolPtr() *bool     { return boolPtr(string(v)) }
 
 // parseBool accepts the xsd:boolean spellings "1", "0", "true" and "false";
 // anything else is false.
