@@ -121,6 +121,26 @@ func benchCorpusParallel(b *testing.B, fn func([]byte) error) {
 	}
 }
 
+// BenchmarkCorpusScan is this package's XML scanner alone, reading every
+// token: compare with BenchmarkCorpusRawToken.
+func BenchmarkCorpusScan(b *testing.B) { benchCorpus(b, scanTokensOnly) }
+
+// BenchmarkCorpusScanParallel is the scanner with one goroutine per core.
+func BenchmarkCorpusScanParallel(b *testing.B) { benchCorpusParallel(b, scanTokensOnly) }
+
+func scanTokensOnly(d []byte) error {
+	s := newScanner(bytes.NewReader(d))
+	for {
+		_, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // BenchmarkCorpusXMLQuery is the generic DOM first considered, for reference.
 func BenchmarkCorpusXMLQuery(b *testing.B) {
 	benchCorpus(b, func(d []byte) error {

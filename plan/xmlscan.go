@@ -102,10 +102,14 @@ type scanner struct {
 	names      map[string]string
 }
 
-func newScanner(r io.Reader) *scanner {
+func newScanner(r io.Reader) *scanner { return newScannerSize(r, initialBufSize) }
+
+// newScannerSize starts with a buffer of size bytes (at least 2); it grows
+// as tokens need.
+func newScannerSize(r io.Reader, size int) *scanner {
 	return &scanner{
 		r:      r,
-		buf:    make([]byte, initialBufSize),
+		buf:    make([]byte, max(size, 2)),
 		line:   1,
 		declOK: true,
 		names:  make(map[string]string, 64),
@@ -116,8 +120,9 @@ func newScanner(r io.Reader) *scanner {
 // between tokens, a *syntaxError for malformed input, and read errors as
 // they came from r. Errors are sticky.
 func (s *scanner) next() (tokenKind, error) {
-	if s.pendingEnd {
+	if s.pendingEnd { // the "/>" just read
 		s.pendingEnd = false
+		s.tokStart = s.pos - 2
 		s.kind = tokEnd
 		return tokEnd, nil
 	}
@@ -229,7 +234,9 @@ func (s *scanner) inputEnd() int64 { return s.base + int64(s.end) }
 func (s *scanner) tokenOffset() int64 { return s.base + int64(s.tokStart) }
 
 // position returns the 1-based line and column (in bytes) of input offset
-// off. Offsets must not go backwards by more than the buffered data.
+// off. Lines are counted forward from the last offset asked for; an offset
+// before it must still be buffered, and its column is 0 (unknown) when its
+// line starts before the buffer.
 func (s *scanner) position(off int64) (line, col int) {
 	if off >= s.lineOff {
 		s.countLines(off)
@@ -337,8 +344,12 @@ func (s *scanner) scanName(b []byte, i int) (end, colon int, err error) {
 		return 0, 0, s.short()
 	}
 	if b[j] >= utf8.RuneSelf {
+		if !utf8.FullRune(b[j:]) {
+			return 0, 0, s.short()
+		}
+		_, n := utf8.DecodeRune(b[j:])
 		return 0, 0, s.stricter(strictNonASCIIName, j,
-			fmt.Sprintf("malformed XML: unsupported character in name %q: showplan names are ASCII", sampleBytes(b[i:min(j+4, len(b))])))
+			fmt.Sprintf("malformed XML: non-ASCII character in name %q: showplan names are ASCII", b[i:j+n]))
 	}
 	if j == i {
 		return i, -1, nil
@@ -384,7 +395,7 @@ func (s *scanner) scanStartTag(b []byte, i int) (tokenKind, error) {
 				return 0, s.short()
 			}
 			if b[i+1] != '>' {
-				return 0, s.syntax(i, "expected /> at the end of <%s>, found /%s", s.name, describe(b[i+1]))
+				return 0, s.syntax(i+1, "expected > after / to close <%s>, found %s", s.name, describe(b[i+1]))
 			}
 			s.pos = i + 2
 			s.pendingEnd = true
