@@ -6,41 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/report"
-	"github.com/planlint/planlint/rules"
 )
-
-// outputFlags are the reporting flags shared by every command that
-// reports findings.
-type outputFlags struct {
-	format string
-	failOn string
-	tree   bool
-}
-
-func (o *outputFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
-	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning, info or none")
-	cmd.Flags().BoolVar(&o.tree, "tree", false, "print each statement's operator tree (text format)")
-}
-
-// threshold parses --fail-on; none gives a severity no finding reaches.
-func (o *outputFlags) threshold() (rules.Severity, error) {
-	if strings.EqualFold(o.failOn, "none") {
-		return rules.Error + 1, nil
-	}
-	s, err := rules.ParseSeverity(o.failOn)
-	if err != nil {
-		return 0, usageError("--fail-on: %v", err)
-	}
-	return s, nil
-}
 
 type checkFlags struct {
 	out         outputFlags
@@ -61,7 +33,7 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 		Example: "  planlint check slow.sqlplan\n  planlint check --schema schema.sql --format json plans/*.sqlplan\n  planlint check - < plan.xml",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(env, g, f, args)
+			return runCheck(cmd, env, g, f, args)
 		},
 	}
 	f.out.register(cmd)
@@ -72,15 +44,8 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func runCheck(env *Env, g *globalFlags, f *checkFlags, args []string) error {
-	threshold, err := f.out.threshold()
-	if err != nil {
-		return err
-	}
-	if f.out.format != "text" && f.out.format != "json" {
-		return usageError("--format must be text or json, not %q", f.out.format)
-	}
-	colored, err := g.useColor(env, env.Stdout)
+func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args []string) error {
+	r, err := prepare(cmd, env, g, &f.out)
 	if err != nil {
 		return err
 	}
@@ -90,10 +55,11 @@ func runCheck(env *Env, g *globalFlags, f *checkFlags, args []string) error {
 	}
 	a := &analyzer{
 		catalog:   cat,
+		config:    r.rulesConfig(),
 		limits:    plan.Options{MaxBytes: f.maxFileSize, MaxDepth: f.maxDepth},
-		keepPlans: f.out.tree,
+		keepPlans: r.needsPlans(),
 	}
-	inputs, err := checkInputs(env, args)
+	inputs, err := checkInputs(env, r.excluded(args))
 	if err != nil {
 		return err
 	}
@@ -101,35 +67,7 @@ func runCheck(env *Env, g *globalFlags, f *checkFlags, args []string) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	rep := &report.Report{Tool: "planlint", Version: Version(), Files: files}
-	return finish(env, rep, &f.out, threshold, colored)
-}
-
-// finish renders the report, prints input errors on stderr and turns the
-// outcome into an exit code.
-func finish(env *Env, rep *report.Report, out *outputFlags, threshold rules.Severity, colored bool) error {
-	for _, f := range rep.Files {
-		if f.Error != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", f.Path, *f.Error)
-		}
-	}
-	var err error
-	switch out.format {
-	case "json":
-		err = report.JSON(env.Stdout, rep)
-	default:
-		err = report.Text(env.Stdout, rep, report.TextOptions{Color: colored, Tree: out.tree})
-	}
-	if err != nil {
-		return &exitError{code: ExitError, err: fmt.Errorf("writing the report: %w", err)}
-	}
-	if rep.Failed() > 0 {
-		return &exitError{code: ExitError}
-	}
-	if rep.Max() >= threshold {
-		return &exitError{code: ExitFindings}
-	}
-	return nil
+	return r.finish(&report.Report{Tool: "planlint", Version: Version(), Files: files})
 }
 
 // checkInputs turns arguments into inputs; "-" is standard input (once).
@@ -148,7 +86,7 @@ func checkInputs(env *Env, args []string) ([]input, error) {
 			continue
 		}
 		path := arg
-		inputs = append(inputs, input{path: path, open: func() (io.ReadCloser, error) { return openFile(path) }})
+		inputs = append(inputs, input{path: path, open: func() (io.ReadCloser, error) { return openFile(env.resolve(path)) }})
 	}
 	return inputs, nil
 }

@@ -30,7 +30,7 @@ func newCompareCmd(env *Env, g *globalFlags) *cobra.Command {
 		Example: "  planlint compare normal.sqlplan backlog.sqlplan\n  planlint compare --schema schema.sql --format json before.sqlplan after.sqlplan",
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCompare(env, g, f, args[0], args[1])
+			return runCompare(cmd, env, g, f, args[0], args[1])
 		},
 	}
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
@@ -39,14 +39,17 @@ func newCompareCmd(env *Env, g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func runCompare(env *Env, g *globalFlags, f *compareFlags, pathA, pathB string) error {
-	out := outputFlags{format: f.format, failOn: f.failOn}
-	threshold, err := out.threshold()
-	if err != nil {
-		return err
-	}
+func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, pathA, pathB string) error {
 	if f.format != "text" && f.format != "json" {
 		return usageError("--format must be text or json, not %q", f.format)
+	}
+	wd, err := workDir(env)
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	cfg, threshold, _, err := loadConfig(cmd, env, g, wd, f.failOn, false)
+	if err != nil {
+		return err
 	}
 	colored, err := g.useColor(env, env.Stdout)
 	if err != nil {
@@ -62,7 +65,7 @@ func runCompare(env *Env, g *globalFlags, f *compareFlags, pathA, pathB string) 
 		if err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
-		fs, err := rules.Analyze(doc, cat, nil)
+		fs, err := rules.Analyze(doc, cat, &cfg.Rules)
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", path, err)}
 		}

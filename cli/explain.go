@@ -32,9 +32,6 @@ type explainFlags struct {
 	save             string
 }
 
-// explainFormats are the --format values explain renders.
-var explainFormats = []string{"text", "json"}
-
 // interruptSignals cancel a running explain; the capture still switches
 // SHOWPLAN_XML off or rolls its transaction back.
 var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
@@ -72,24 +69,13 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 
 // explainOptions are the validated settings of one run.
 type explainOptions struct {
-	capture   capture.CaptureOptions
-	session   capture.SessionOptions
-	threshold rules.Severity
-	colored   bool
+	capture capture.CaptureOptions
+	session capture.SessionOptions
+	rules   *rules.Config
 }
 
-func parseExplainOptions(env *Env, g *globalFlags, f *explainFlags) (explainOptions, error) {
+func parseExplainOptions(f *explainFlags) (explainOptions, error) {
 	var o explainOptions
-	var err error
-	if o.threshold, err = f.out.threshold(); err != nil {
-		return o, err
-	}
-	if !contains(explainFormats, f.out.format) {
-		return o, usageError("--format must be %s, not %q", strings.Join(explainFormats, " or "), f.out.format)
-	}
-	if o.colored, err = g.useColor(env, env.Stdout); err != nil {
-		return o, err
-	}
 	if f.actual {
 		o.capture.Mode = capture.Actual
 	}
@@ -113,21 +99,17 @@ func parseExplainOptions(env *Env, g *globalFlags, f *explainFlags) (explainOpti
 	return o, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, args []string) error {
-	opts, err := parseExplainOptions(env, g, f)
+	r, err := prepare(cmd, env, g, &f.out)
 	if err != nil {
 		return err
 	}
-	scripts, err := readScripts(env, args, f.params)
+	opts, err := parseExplainOptions(f)
+	if err != nil {
+		return err
+	}
+	opts.rules = r.rulesConfig()
+	scripts, err := readScripts(env, r.excluded(args), f.params)
 	if err != nil {
 		return err
 	}
@@ -168,12 +150,11 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		}
 	}
 	if f.save != "" {
-		if err := savePlans(env, f.save, saved, sess.Catalog()); err != nil {
+		if err := savePlans(env, f.save, saved, analysisCatalog(sess, opts)); err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
 	}
-	rep := &report.Report{Tool: "planlint", Version: Version(), Files: files}
-	return finish(env, rep, &f.out, opts.threshold, opts.colored)
+	return r.finish(&report.Report{Tool: "planlint", Version: Version(), Files: files})
 }
 
 // readScripts reads and parses the .sql files and applies --param
@@ -190,7 +171,7 @@ func readScripts(env *Env, paths, params []string) ([]*sqlscript.Script, error) 
 	var scripts []*sqlscript.Script
 	failed := false
 	for _, path := range paths {
-		rc, err := openFile(path)
+		rc, err := openFile(env.resolve(path))
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
 			failed = true
@@ -211,7 +192,7 @@ func readScripts(env *Env, paths, params []string) ([]*sqlscript.Script, error) 
 		for _, d := range s.Diagnostics {
 			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", d.Severity, d)
 		}
-		if err != nil {
+		if err != nil || !checkSuppressions(env, s) {
 			failed = true
 			continue
 		}
@@ -278,6 +259,11 @@ type savedPlan struct {
 func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Script, opts explainOptions, progress *progress) (*report.File, []savedPlan, error) {
 	file := &report.File{Path: s.Path, Statements: []*report.Statement{}, Findings: []*report.Finding{}}
 	var saved []savedPlan
+	used := suppressionUse{}
+	defer func() {
+		file.Findings = append(file.Findings, used.unused(s, opts.rules)...)
+		sortFindings(file.Findings)
+	}()
 	for _, b := range s.Batches {
 		progress.printf("capturing %s batch %d of %d (lines %d-%d)\n", s.Path, b.Index, len(s.Batches), b.Range.Start.Line, b.Range.End.Line)
 		req := b.Request()
@@ -299,14 +285,14 @@ func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Scri
 				st.Capture = capt
 				file.Statements = append(file.Statements, st)
 			}
-			fs, err := rules.Analyze(p.Doc, sess.Catalog(), nil)
+			fs, err := rules.Analyze(p.Doc, analysisCatalog(sess, opts), opts.rules)
 			if err != nil {
 				return file, saved, err
 			}
 			for _, x := range report.Wrap(fs) {
 				x.Batch = b.Index
 				x.Location = statementLocation(p.Doc, locs, x.StatementID)
-				if !suppressed(s, x) {
+				if !used.suppressed(s, x) {
 					file.Findings = append(file.Findings, x)
 				}
 			}
@@ -380,9 +366,13 @@ func statementLocation(doc *plan.Document, locs map[*plan.Statement]*report.Loca
 	return first
 }
 
+// suppressionUse records which planlint-ignore comments silenced a
+// finding, by the line each comment starts on.
+type suppressionUse map[int]bool
+
 // suppressed reports whether a planlint-ignore comment covering the
-// finding's statement names its rule.
-func suppressed(s *sqlscript.Script, x *report.Finding) bool {
+// finding's statement names its rule, and records the use.
+func (u suppressionUse) suppressed(s *sqlscript.Script, x *report.Finding) bool {
 	if x.Location == nil {
 		return false
 	}
@@ -391,11 +381,71 @@ func suppressed(s *sqlscript.Script, x *report.Finding) bool {
 	for _, sup := range s.StatementSuppressions(r) {
 		for _, ref := range sup.Rules {
 			if strings.EqualFold(ref, x.Rule) || strings.EqualFold(ref, x.Code) || strings.EqualFold(ref, "all") {
+				u[sup.Line] = true
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// unused reports, as unused-suppression findings at the comment, every
+// suppression of the script that silenced nothing.
+func (u suppressionUse) unused(s *sqlscript.Script, cfg *rules.Config) []*report.Finding {
+	var out []*report.Finding
+	r := rules.UnusedSuppression
+	for _, sup := range s.Suppressions {
+		if u[sup.Line] {
+			continue
+		}
+		what := "this statement"
+		if sup.File {
+			what = "this file"
+		}
+		graded := cfg.Grade(r, []rules.Finding{{Rule: r.Name, Code: r.Code, Severity: r.Severity,
+			Message:  fmt.Sprintf("planlint-ignore %s matches no finding of %s; remove it or correct the rule name", strings.Join(sup.Rules, ","), what),
+			Evidence: map[string]any{"rules": sup.Rules, "reason": sup.Reason}}})
+		for _, f := range graded {
+			out = append(out, &report.Finding{Finding: f, Location: &report.Location{Path: s.Path,
+				StartLine: sup.Range.Start.Line, StartCol: sup.Range.Start.Column, EndLine: sup.Range.End.Line, EndCol: sup.Range.End.Column}})
+		}
+	}
+	return out
+}
+
+// checkSuppressions rejects suppressions naming rules that do not exist.
+func checkSuppressions(env *Env, s *sqlscript.Script) bool {
+	ok := true
+	for _, sup := range s.Suppressions {
+		for _, ref := range sup.Rules {
+			if !strings.EqualFold(ref, "all") && rules.Lookup(ref) == nil {
+				fmt.Fprintf(env.Stderr, "planlint: %s:%d:%d: planlint-ignore names unknown rule %q (run 'planlint rules' for the list)\n",
+					s.Path, sup.Range.Start.Line, sup.Range.Start.Column, ref)
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// analysisCatalog is the session's catalog facts, with the database marked
+// as forcing parameterization when the capture emulated it, so the rules
+// explain the plan as production would produce it.
+func analysisCatalog(sess *capture.Session, opts explainOptions) *catalog.Catalog {
+	cat := sess.Catalog()
+	if cat == nil || opts.capture.Parameterization != capture.EmulateForced {
+		return cat
+	}
+	c := *cat
+	c.Databases = nil
+	for _, d := range cat.Databases {
+		dd := *d
+		if strings.EqualFold(d.Name, sess.Info.Database) {
+			dd.ParameterizationForced = true
+		}
+		c.Databases = append(c.Databases, &dd)
+	}
+	return &c
 }
 
 // sortFindings orders findings by source position, keeping the rules

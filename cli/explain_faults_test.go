@@ -35,7 +35,7 @@ func TestExplainRefusesBeforeConnecting(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"format", []string{"--format", "yaml", "fixtures/queue/literal.sql"}, `--format must be text or json, not "yaml"`},
+		{"format", []string{"--format", "yaml", "fixtures/queue/literal.sql"}, `--format must be one of text, json, sarif, github, markdown, html, dot, not "yaml"`},
 		{"set option", []string{"--set", "FORCEPLAN=ON", "fixtures/queue/literal.sql"}, "unknown option FORCEPLAN"},
 		{"preset", []string{"--set-options", "odbc", "fixtures/queue/literal.sql"}, `unknown SET option preset "odbc"`},
 		{"parameterization", []string{"--parameterization", "simple", "fixtures/queue/literal.sql"}, "--parameterization must be auto or forced"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -44,6 +45,15 @@ type Env struct {
 	// Dir is the working directory (for config discovery); "" means the
 	// process's.
 	Dir string
+}
+
+// resolve makes a relative path relative to Dir (when set), as the
+// process's working directory would.
+func (env *Env) resolve(path string) string {
+	if env.Dir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(env.Dir, path)
 }
 
 // exitError carries an exit code through cobra. A nil err means the
@@ -96,7 +106,8 @@ func Main(args []string, env Env) int {
 }
 
 type globalFlags struct {
-	color string
+	color  string
+	config string
 }
 
 func newRoot(env *Env) *cobra.Command {
@@ -113,10 +124,11 @@ func newRoot(env *Env) *cobra.Command {
 		CompletionOptions: cobra.CompletionOptions{},
 	}
 	root.PersistentFlags().StringVar(&g.color, "color", "auto", "colour output: auto, always or never (NO_COLOR is honoured)")
+	root.PersistentFlags().StringVar(&g.config, "config", "", "configuration file (default: $PLANLINT_CONFIG, else .planlint.yaml found by walking up from the working directory)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env))
+	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env))
 	return root
 }
 

@@ -18,7 +18,10 @@ func Markdown(r *Rule) string {
 	fmt.Fprintf(&b, "# %s: %s\n\n", r.Code, r.Name)
 	fmt.Fprintf(&b, "%s.\n\n", r.Summary)
 	needs := "the plan"
-	if r.Catalog {
+	switch {
+	case r.Run == nil:
+		needs = "a .sql file analysed by `planlint explain`"
+	case r.Catalog:
 		needs = "the plan and catalog facts (`explain`, or `check --schema`)"
 	}
 	fmt.Fprintf(&b, "| Code | Name | Highest severity | Needs |\n|---|---|---|---|\n| %s | %s | %s | %s |\n\n", r.Code, r.Name, r.Severity, needs)
@@ -92,7 +95,10 @@ func Index() string {
 	b.WriteString("| Code | Name | Highest severity | Needs | Summary |\n|---|---|---|---|---|\n")
 	for _, r := range All() {
 		needs := "plan"
-		if r.Catalog {
+		switch {
+		case r.Run == nil:
+			needs = "explain (.sql)"
+		case r.Catalog:
 			needs = "plan + catalog"
 		}
 		fmt.Fprintf(&b, "| %s | [%s](%s.md) | %s | %s | %s |\n", r.Code, r.Name, r.Name, r.Severity, needs, r.Summary)

@@ -103,6 +103,21 @@ func (c *Config) configFor(r *Rule) (off bool, sev Severity, params map[string]f
 	return off, sev, params
 }
 
+// Grade applies the config's severity override and "off" to findings of
+// rule r reported outside the engine (the driver's own findings).
+func (c *Config) Grade(r *Rule, fs []Finding) []Finding {
+	off, sev, _ := c.configFor(r)
+	if off {
+		return nil
+	}
+	if sev != 0 {
+		for i := range fs {
+			fs[i].Severity = sev
+		}
+	}
+	return fs
+}
+
 // RuleError is a rule that failed (a bug in planlint, not in the plan).
 type RuleError struct {
 	Rule  string
@@ -120,7 +135,7 @@ func AnalyzeStatement(doc *plan.Document, stmt *plan.Statement, cat *catalog.Cat
 	var out []Finding
 	for _, r := range All() {
 		off, sev, params := cfg.configFor(r)
-		if off || (r.Catalog && cat == nil) {
+		if off || r.Run == nil || (r.Catalog && cat == nil) {
 			continue
 		}
 		fs, err := run(r, doc, stmt, cat, params)

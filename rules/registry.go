@@ -3,6 +3,7 @@ package rules
 // All returns every rule in code order. Codes are stable and never reused.
 func All() []*Rule {
 	return []*Rule{
+		UnusedSuppression,
 		UnmatchedIndexes,
 		KeyLookup,
 		ResidualSort,

@@ -72,7 +72,9 @@ type Rule struct {
 	Catalog bool
 	Params  []Param
 	Doc     Doc
-	Run     func(*Pass)
+	// Run analyses one statement. It is nil for rules reported by the
+	// driver rather than from a plan (unused-suppression).
+	Run func(*Pass)
 }
 
 // Param is a tunable threshold of a rule.
@@ -100,8 +102,11 @@ type Finding struct {
 	Batch       int      `json:"batch"`
 	StatementID int      `json:"statement_id"`
 	NodeID      *int     `json:"node_id"`
-	Message     string   `json:"message"`
-	Fix         string   `json:"fix,omitempty"`
+	// Operator names the node's operator and object, e.g. "Key Lookup
+	// dbo.Work.PK_Work"; it identifies the node across plans.
+	Operator string `json:"operator,omitempty"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix,omitempty"`
 	// Evidence holds the figures behind the finding (JSON-friendly values).
 	Evidence map[string]any `json:"evidence,omitempty"`
 }
@@ -143,8 +148,24 @@ func (p *Pass) Report(f Finding) {
 	if f.Severity == 0 {
 		f.Severity = p.Rule.Severity
 	}
+	if f.NodeID != nil && f.Operator == "" {
+		f.Operator = operatorLabel(p.Statement, *f.NodeID)
+	}
 	p.findings = append(p.findings, f)
 }
 
 // Plans returns the statement's plans (its QueryPlan and cursor operations).
 func (p *Pass) Plans() []plan.LabeledPlan { return p.Statement.Plans() }
+
+// operatorLabel describes the statement's node with the given id.
+func operatorLabel(s *plan.Statement, id int) string {
+	for _, q := range s.Plans() {
+		if n := q.Node(id); n != nil {
+			if o := n.Access.Object(); o.Table != "" {
+				return n.DisplayName() + " " + objectName(o)
+			}
+			return n.DisplayName()
+		}
+	}
+	return ""
+}

@@ -27,7 +27,7 @@ const (
 
 // parseSuppressions reads the planlint directives of every comment. A
 // directive without a rule or without a reason, or one that does not parse,
-// gives a warning and is not kept.
+// is an error: a suppression must say what it silences and why.
 func (s *Script) parseSuppressions(toks []token) {
 	for _, t := range toks {
 		if !t.comment() {
@@ -42,7 +42,7 @@ func (s *Script) parseSuppressions(toks []token) {
 			continue
 		}
 		if problem != "" {
-			s.diag(t.Start, t.End, SeverityWarning, "%s; the suppression is not applied", problem)
+			s.diag(t.Start, t.End, SeverityError, "%s", problem)
 			continue
 		}
 		sup.Range = s.idx.span(t.Start, t.End)
@@ -72,7 +72,7 @@ func parseDirective(body string) (sup Suppression, problem string, ok bool) {
 		return sup, "unknown directive " + quote(word) + " (expected " + directiveIgnore + " or " + directiveIgnoreFile + ")", true
 	}
 	rest = rest[len(word):]
-	example := directive + " PLC101 -- reason"
+	example := directive + " key-lookup -- reason"
 	for {
 		rest = strings.TrimLeft(rest, " \t\r\n")
 		n := 0

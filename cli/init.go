@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planlint/planlint/config"
+)
+
+func newInitCmd(env *Env) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented starter " + config.FileName + " in the working directory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wd, err := workDir(env)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			path := filepath.Join(wd, config.FileName)
+			flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+			if force {
+				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			}
+			f, err := os.OpenFile(path, flags, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				return usageError("%s already exists (use --force to overwrite it)", path)
+			}
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if _, err := f.WriteString(config.Starter()); err != nil {
+				f.Close()
+				return &exitError{code: ExitError, err: err}
+			}
+			if err := f.Close(); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", path)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
+	return cmd
+}

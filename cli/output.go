@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planlint/planlint/baseline"
+	"github.com/planlint/planlint/config"
+	"github.com/planlint/planlint/report"
+	"github.com/planlint/planlint/rules"
+	"github.com/planlint/planlint/sqlscript"
+)
+
+// reportFormats are the --format and --output values of commands that
+// report findings.
+var reportFormats = []string{"text", "json", "sarif", "github", "markdown", "html", "dot"}
+
+// outputFlags are the reporting flags shared by every command that
+// reports findings.
+type outputFlags struct {
+	format        string
+	outputs       []string
+	failOn        string
+	tree          bool
+	noRedact      bool
+	baseline      string
+	writeBaseline string
+	category      string
+}
+
+func (o *outputFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.format, "format", "text", "output format on stdout: "+strings.Join(reportFormats, ", "))
+	fl.StringArrayVar(&o.outputs, "output", nil, "also write the report in FORMAT to PATH: FORMAT=PATH (repeatable)")
+	fl.StringVar(&o.failOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning, info or none (default: the config file's fail_on, else error)")
+	fl.BoolVar(&o.tree, "tree", false, "print each statement's operator tree (text format)")
+	fl.BoolVar(&o.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (sarif, github, markdown, html)")
+	fl.StringVar(&o.baseline, "baseline", "", "hide findings recorded in this baseline file; fail only on new ones")
+	fl.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline file and exit 0")
+	fl.StringVar(&o.category, "sarif-category", "", "SARIF automationDetails.id, distinct per SARIF file uploaded for one commit")
+}
+
+// invocation holds the settings of one command run: flags over the config file.
+type invocation struct {
+	env       *Env
+	out       *outputFlags
+	cfg       *config.Config
+	threshold rules.Severity
+	redact    bool
+	colored   bool
+	workDir   string
+	extra     map[string]string // format → path from --output
+}
+
+// rulesConfig is the config file's per-rule settings (nil when none).
+func (r *invocation) rulesConfig() *rules.Config { return &r.cfg.Rules }
+
+// needsPlans reports whether a requested output draws operators, so the
+// analysis must keep whole plans.
+func (r *invocation) needsPlans() bool {
+	if r.out.tree || r.out.format == "html" || r.out.format == "dot" {
+		return true
+	}
+	return r.extra["html"] != "" || r.extra["dot"] != ""
+}
+
+// prepare validates the output flags and loads the configuration file.
+func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*invocation, error) {
+	if !slices.Contains(reportFormats, out.format) {
+		return nil, usageError("--format must be one of %s, not %q", strings.Join(reportFormats, ", "), out.format)
+	}
+	r := &invocation{env: env, out: out, extra: map[string]string{}}
+	for _, o := range out.outputs {
+		f, path, ok := strings.Cut(o, "=")
+		if !ok || path == "" || !slices.Contains(reportFormats, f) {
+			return nil, usageError("--output %q: want FORMAT=PATH with FORMAT one of %s", o, strings.Join(reportFormats, ", "))
+		}
+		r.extra[f] = path
+	}
+	if out.baseline != "" && out.writeBaseline != "" {
+		return nil, usageError("give --baseline or --write-baseline, not both")
+	}
+	wd, err := workDir(env)
+	if err != nil {
+		return nil, &exitError{code: ExitError, err: err}
+	}
+	r.workDir = wd
+	r.cfg, r.threshold, r.redact, err = loadConfig(cmd, env, g, wd, out.failOn, out.noRedact)
+	if err != nil {
+		return nil, err
+	}
+	if r.colored, err = g.useColor(env, env.Stdout); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// loadConfig reads the configuration file and resolves --fail-on and
+// redaction over it (flags win). A threshold of "none" is returned as a
+// severity no finding reaches.
+func loadConfig(cmd *cobra.Command, env *Env, g *globalFlags, wd, failOn string, noRedact bool) (*config.Config, rules.Severity, bool, error) {
+	cfg, err := config.Load(config.Options{Path: g.config, Dir: wd, Getenv: env.Getenv})
+	if err != nil {
+		return nil, 0, false, &exitError{code: ExitError, err: err}
+	}
+	var flags config.Flags
+	if cmd.Flags().Changed("fail-on") {
+		flags.FailOn = &failOn
+	}
+	if noRedact {
+		no := false
+		flags.Redact = &no
+	}
+	settings, err := cfg.Resolve(flags)
+	if err != nil {
+		return nil, 0, false, usageError("%v", err)
+	}
+	threshold := settings.Threshold
+	if threshold == 0 {
+		threshold = rules.Error + 1 // none: nothing fails the run
+	}
+	return cfg, threshold, settings.Redact, nil
+}
+
+// workDir is the directory relative paths and config discovery start from.
+func workDir(env *Env) (string, error) {
+	if env.Dir != "" {
+		return env.Dir, nil
+	}
+	return os.Getwd()
+}
+
+// excluded drops the paths the config file excludes, saying so on stderr.
+func (r *invocation) excluded(paths []string) []string {
+	var keep []string
+	for _, p := range paths {
+		if p != "-" && r.cfg.Excluded(p) {
+			fmt.Fprintf(r.env.Stderr, "planlint: %s: excluded by %s\n", p, r.cfg.Path)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	return keep
+}
+
+// finish applies the baseline, renders the report on stdout and to every
+// --output file, prints input errors on stderr and turns the outcome into
+// an exit code.
+func (r *invocation) finish(rep *report.Report) error {
+	env := r.env
+	for _, f := range rep.Files {
+		if f.Error != nil {
+			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", f.Path, *f.Error)
+		}
+	}
+	if r.out.writeBaseline != "" {
+		if err := r.saveBaseline(rep); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+	}
+	if r.out.baseline != "" {
+		if err := r.applyBaseline(rep); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+	}
+	if err := r.render(env.Stdout, r.out.format, rep, false); err != nil {
+		return &exitError{code: ExitError, err: fmt.Errorf("writing the report: %w", err)}
+	}
+	for _, f := range reportFormats {
+		path := r.extra[f]
+		if path == "" {
+			continue
+		}
+		if err := r.writeFile(path, f, rep); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, path, err)}
+		}
+	}
+	switch {
+	case rep.Failed() > 0:
+		return &exitError{code: ExitError}
+	case r.out.writeBaseline != "":
+		return nil
+	case rep.Max() >= r.threshold:
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+func (r *invocation) writeFile(path, format string, rep *report.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := r.render(f, format, rep, true); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// render writes the report in one format. Shared formats (sarif, github,
+// markdown, html) are redacted unless the run says otherwise.
+func (r *invocation) render(w io.Writer, format string, rep *report.Report, toFile bool) error {
+	noRedact := !r.redact
+	switch format {
+	case "json":
+		return report.JSON(w, rep)
+	case "sarif":
+		return report.SARIF(w, rep, report.SARIFOptions{BaseDir: r.workDir, Category: r.out.category, NoRedact: noRedact})
+	case "github":
+		full := "the job summary"
+		if p := r.extra["sarif"]; p != "" {
+			full = p
+		}
+		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.workDir, SummaryPath: r.env.Getenv("GITHUB_STEP_SUMMARY"),
+			FullReport: full, NoRedact: noRedact})
+	case "markdown":
+		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.workDir, NoRedact: noRedact})
+	case "html":
+		return report.HTML(w, rep, report.HTMLOptions{BaseDir: r.workDir, NoRedact: noRedact})
+	case "dot":
+		return report.DOT(w, rep, report.DOTOptions{BaseDir: r.workDir})
+	}
+	return report.Text(w, rep, report.TextOptions{Color: r.colored && !toFile, Tree: r.out.tree})
+}
+
+// baselineItems keys every finding by rule, repository-relative file,
+// statement fingerprint and operator — never by line or node number.
+func (r *invocation) baselineItems(rep *report.Report) []baseline.Item {
+	var items []baseline.Item
+	for _, f := range rep.Files {
+		for _, x := range f.Findings {
+			path := f.Path
+			if x.Location != nil {
+				path = x.Location.Path
+			}
+			if rel, err := filepath.Rel(r.workDir, absPath(r.workDir, path)); err == nil && !strings.HasPrefix(rel, "..") {
+				path = rel
+			}
+			items = append(items, baseline.Item{Key: baseline.Key{
+				Rule:        x.Rule,
+				File:        filepath.ToSlash(path),
+				Fingerprint: sqlscript.Fingerprint(statementText(f, x)),
+				Node:        x.Operator,
+			}, Finding: x})
+		}
+	}
+	return items
+}
+
+func absPath(wd, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(wd, p)
+}
+
+func statementText(f *report.File, x *report.Finding) string {
+	for _, s := range f.Statements {
+		if s.Batch == x.Batch && s.StatementID == x.StatementID {
+			return s.Text
+		}
+	}
+	return ""
+}
+
+func (r *invocation) saveBaseline(rep *report.Report) error {
+	entries := baseline.Entries(r.baselineItems(rep))
+	f, err := os.Create(r.out.writeBaseline)
+	if err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	if err := baseline.Write(f, entries); err != nil {
+		f.Close()
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	fmt.Fprintf(r.env.Stderr, "planlint: recorded %d finding(s) in %s\n", len(r.baselineItems(rep)), r.out.writeBaseline)
+	return nil
+}
+
+// applyBaseline removes the findings the baseline records.
+func (r *invocation) applyBaseline(rep *report.Report) error {
+	b, err := baseline.Load(r.out.baseline)
+	if err != nil {
+		return fmt.Errorf("--baseline: %w", err)
+	}
+	fresh, known := b.Filter(r.baselineItems(rep))
+	keep := map[*report.Finding]bool{}
+	for _, it := range fresh {
+		keep[it.Finding.(*report.Finding)] = true
+	}
+	for _, f := range rep.Files {
+		f.Findings = slices.DeleteFunc(f.Findings, func(x *report.Finding) bool { return !keep[x] })
+	}
+	if known > 0 {
+		fmt.Fprintf(r.env.Stderr, "planlint: %d finding(s) hidden by the baseline %s\n", known, r.out.baseline)
+	}
+	analysed := map[string]bool{}
+	for _, it := range r.baselineItems(rep) {
+		analysed[it.File] = true
+	}
+	fixed := 0
+	for _, e := range b.Unmatched() {
+		if analysed[e.File] || fileAnalysed(rep, e.File, r.workDir) {
+			fixed += e.Count
+		}
+	}
+	if fixed > 0 {
+		fmt.Fprintf(r.env.Stderr, "planlint: %d baselined finding(s) no longer occur; rewrite the baseline with --write-baseline %s\n", fixed, r.out.baseline)
+	}
+	return nil
+}
+
+func fileAnalysed(rep *report.Report, file, wd string) bool {
+	for _, f := range rep.Files {
+		rel, err := filepath.Rel(wd, absPath(wd, f.Path))
+		if err == nil && filepath.ToSlash(rel) == file || filepath.ToSlash(f.Path) == file {
+			return true
+		}
+	}
+	return false
+}
