@@ -87,6 +87,31 @@ func BenchmarkCorpusParse(b *testing.B) {
 	})
 }
 
+// BenchmarkCorpusParseStored decodes the corpus files as stored, UTF-16
+// ones included, as the CLI reads them.
+func BenchmarkCorpusParseStored(b *testing.B) {
+	var docs [][]byte
+	for _, path := range corpusFiles(b, "plans") {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs = append(docs, raw)
+	}
+	b.SetBytes(totalSize(docs))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	for b.Loop() {
+		for _, d := range docs {
+			if _, err := Parse(bytes.NewReader(d), Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportCPU(b, cpu)
+}
+
 // BenchmarkCorpusParseParallel decodes the corpus with one goroutine per
 // core, the way the CLI checks many files.
 func BenchmarkCorpusParseParallel(b *testing.B) {

@@ -199,7 +199,9 @@ type utf16Reader struct {
 }
 
 func newUTF16Reader(r io.Reader, bigEndian bool, offset int64) *utf16Reader {
-	return &utf16Reader{r: r, bigEndian: bigEndian, raw: make([]byte, 32<<10), offset: offset}
+	const rawSize = 32 << 10
+	// Two input bytes become at most three output bytes.
+	return &utf16Reader{r: r, bigEndian: bigEndian, raw: make([]byte, rawSize), out: make([]byte, 0, rawSize/2*3), offset: offset}
 }
 
 func (u *utf16Reader) Read(p []byte) (int, error) {
@@ -229,6 +231,10 @@ func (u *utf16Reader) fill() {
 	u.out = u.out[:0]
 	u.outPos = 0
 	for u.end-u.start >= 2 {
+		u.decodeASCII()
+		if u.end-u.start < 2 {
+			break
+		}
 		c := u.unit(u.start)
 		switch {
 		case utf16.IsSurrogate(rune(c)) && c < 0xDC00: // high surrogate
@@ -261,6 +267,26 @@ func (u *utf16Reader) fill() {
 		}
 		u.err = io.EOF
 	}
+}
+
+// decodeASCII decodes the run of ASCII code units at raw[start:], the bulk
+// of a plan, without the general path.
+func (u *utf16Reader) decodeASCII() {
+	raw := u.raw[u.start:u.end]
+	lo, hi := 0, 1 // the low and high byte of a unit
+	if u.bigEndian {
+		lo, hi = 1, 0
+	}
+	out := u.out
+	i := 0
+	for ; i+1 < len(raw); i += 2 {
+		if raw[i+hi] != 0 || raw[i+lo] >= utf8.RuneSelf {
+			break
+		}
+		out = append(out, raw[i+lo])
+	}
+	u.out = out
+	u.advance(i)
 }
 
 func (u *utf16Reader) unit(i int) uint16 {

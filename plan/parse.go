@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 )
 
 // Header is what Stream reports about the document besides its statements.
@@ -54,13 +55,35 @@ func Stream(r io.Reader, opts Options, fn func(*Statement) error) (Header, error
 	if err != nil {
 		return Header{}, err
 	}
-	sc := newScanner(in)
-	if err := checkStart(sc); err != nil {
+	p := parsers.Get().(*parser)
+	defer p.release()
+	p.reset(in, opts, fn)
+	if err := checkStart(p.s); err != nil {
 		return Header{}, err
 	}
-	p := &parser{s: sc, maxDepth: opts.maxDepth(), maxBytes: opts.maxBytes(), emit: fn, strs: make(map[string]string, 256)}
 	err = p.document()
 	return p.header, err
+}
+
+// parsers keeps parsers with their scanner buffers and interned strings
+// for reuse: checking a folder decodes many files. A parser keeps no
+// reference to a model or its input once Stream returns.
+var parsers = sync.Pool{New: func() any {
+	return &parser{s: newScanner(nil), strs: newInterner(maxInternedStrs)}
+}}
+
+func (p *parser) reset(r io.Reader, opts Options, fn func(*Statement) error) {
+	p.s.reset(r)
+	p.strs.trim()
+	*p = parser{s: p.s, strs: p.strs, stack: p.stack[:0],
+		maxDepth: opts.maxDepth(), maxBytes: opts.maxBytes(), emit: fn}
+}
+
+// release returns p to the pool without the caller's callback and input.
+func (p *parser) release() {
+	p.s.release()
+	*p = parser{s: p.s, strs: p.strs, stack: p.stack[:0]}
+	parsers.Put(p)
 }
 
 // ParseFile decodes the showplan file at path. Errors start with the path.

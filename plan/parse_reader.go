@@ -22,7 +22,7 @@ type parser struct {
 	plan     *QueryPlan // plan whose Nodes receive the RelOps being read
 	owner    *RelOp     // RelOp being read; RelOps found below it are its children
 	pastRoot bool       // the root element has been closed
-	strs     map[string]string
+	strs     *interner
 }
 
 type openElem struct {
@@ -53,14 +53,7 @@ func (p *parser) str(v value) string {
 	if len(v) > maxInternLen {
 		return string(v)
 	}
-	if s, ok := p.strs[string(v)]; ok {
-		return s
-	}
-	s := string(v)
-	if len(p.strs) < maxInternedStrs {
-		p.strs[s] = s
-	}
-	return s
+	return p.strs.get(v)
 }
 
 // next returns the next start or end tag, skipping text, comments and
@@ -110,7 +103,7 @@ func (p *parser) push() error {
 		line, col := p.s.position(p.s.offset())
 		return &LimitError{Limit: LimitDepth, Max: int64(p.maxDepth), Line: line, Column: col, Element: p.s.local}
 	}
-	line, _ := p.s.position(p.s.tokenOffset())
+	line := p.s.lineAt(p.s.tokenOffset())
 	p.stack = append(p.stack, openElem{name: p.s.name, local: p.s.local, line: line})
 	return nil
 }

@@ -2,9 +2,11 @@ package plan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -81,9 +83,12 @@ type scanner struct {
 	base     int64 // input offset of buf[0]
 
 	// Lines are counted lazily with bytes.Count up to input offset lineOff.
-	lineOff   int64
-	line      int   // line at lineOff
-	lineStart int64 // input offset of the first byte of that line
+	// The start of the current line is looked for only when a column is
+	// needed: it follows the last newline in input[nlFrom:nlTo].
+	lineOff      int64
+	line         int   // line at lineOff
+	lineStart    int64 // input offset of the first byte of that line, unless nlFrom < nlTo
+	nlFrom, nlTo int64
 
 	// The current token.
 	kind       tokenKind
@@ -99,10 +104,34 @@ type scanner struct {
 	pendingEnd bool   // the last start tag closed itself
 	declOK     bool   // an XML declaration may still come
 	scratch    []byte // decoded attribute values that differ from the input
-	names      map[string]string
+	names      *interner
 }
 
 func newScanner(r io.Reader) *scanner { return newScannerSize(r, initialBufSize) }
+
+// reset prepares s to read a new input from r, keeping its buffers and
+// interned names.
+func (s *scanner) reset(r io.Reader) {
+	s.names.trim()
+	buf := s.buf
+	if buf == nil {
+		buf = make([]byte, initialBufSize)
+	}
+	*s = scanner{r: r, buf: buf, line: 1, declOK: true, names: s.names, attrs: s.attrs[:0], scratch: s.scratch[:0]}
+}
+
+// release drops the input, and the buffers if they grew, so that a pooled
+// scanner holds no more than its initial buffer.
+func (s *scanner) release() {
+	clear(s.attrs[:cap(s.attrs)])
+	if len(s.buf) != initialBufSize {
+		s.buf = nil
+	}
+	if cap(s.scratch) > initialBufSize {
+		s.scratch = nil
+	}
+	*s = scanner{buf: s.buf, names: s.names, attrs: s.attrs[:0], scratch: s.scratch[:0]}
+}
 
 // newScannerSize starts with a buffer of size bytes (at least 2); it grows
 // as tokens need.
@@ -112,7 +141,7 @@ func newScannerSize(r io.Reader, size int) *scanner {
 		buf:    make([]byte, max(size, 2)),
 		line:   1,
 		declOK: true,
-		names:  make(map[string]string, 64),
+		names:  newInterner(maxInterned),
 	}
 }
 
@@ -167,6 +196,7 @@ func (s *scanner) fill() error {
 	}
 	if s.tokStart > 0 {
 		s.countLines(s.base + int64(s.tokStart))
+		s.findLineStart()
 		s.end = copy(s.buf, s.buf[s.tokStart:s.end])
 		s.base += int64(s.tokStart)
 		s.pos -= s.tokStart
@@ -240,12 +270,14 @@ func (s *scanner) tokenOffset() int64 { return s.base + int64(s.tokStart) }
 func (s *scanner) position(off int64) (line, col int) {
 	if off >= s.lineOff {
 		s.countLines(off)
+		s.findLineStart()
 		return s.line, int(off-s.lineStart) + 1
 	}
 	// Behind the counted position: count back within the buffer.
 	i, j := int(max(off-s.base, 0)), int(s.lineOff-s.base)
 	back := bytes.Count(s.buf[i:j], []byte{'\n'})
 	if back == 0 {
+		s.findLineStart()
 		return s.line, int(off-s.lineStart) + 1
 	}
 	if nl := bytes.LastIndexByte(s.buf[:i], '\n'); nl >= 0 {
@@ -254,41 +286,90 @@ func (s *scanner) position(off int64) (line, col int) {
 	return s.line - back, 0
 }
 
+// lineAt returns the line of input offset off, which must not precede an
+// offset asked for before. It is position without the column, cheaper.
+func (s *scanner) lineAt(off int64) int {
+	if off < s.lineOff {
+		line, _ := s.position(off)
+		return line
+	}
+	s.countLines(off)
+	return s.line
+}
+
 // countLines advances the line count to input offset off, which must be
 // within the buffer.
 func (s *scanner) countLines(off int64) {
 	if off <= s.lineOff {
 		return
 	}
-	seg := s.buf[s.lineOff-s.base : off-s.base]
-	if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+	if n := bytes.Count(s.buf[s.lineOff-s.base:off-s.base], []byte{'\n'}); n > 0 {
 		s.line += n
-		s.lineStart = s.lineOff + int64(bytes.LastIndexByte(seg, '\n')) + 1
+		s.nlFrom, s.nlTo = s.lineOff, off
 	}
 	s.lineOff = off
 }
 
+// findLineStart sets lineStart from the last newline counted.
+func (s *scanner) findLineStart() {
+	if s.nlFrom < s.nlTo {
+		seg := s.buf[s.nlFrom-s.base : s.nlTo-s.base]
+		s.lineStart = s.nlFrom + int64(bytes.LastIndexByte(seg, '\n')) + 1
+		s.nlFrom, s.nlTo = 0, 0
+	}
+}
+
 // Byte classes.
 var (
-	nameByte  [256]bool    // may appear in an ASCII name
+	nameByte  [256]uint8   // nonzero for bytes of an ASCII name; colonByte for ':'
 	nameFirst [256]bool    // may start an ASCII name
+	spaceByte [256]bool    // XML white space
 	attrPlain [2][256]bool // needs no attention inside "..." ([0]) or '...' ([1])
 	textPlain [256]bool    // needs no attention in character data
 )
+
+const colonByte = 2
 
 func init() {
 	for c := 0; c < 256; c++ {
 		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		nameFirst[c] = letter || c == '_' || c == ':'
-		nameByte[c] = nameFirst[c] || '0' <= c && c <= '9' || c == '.' || c == '-'
+		if nameFirst[c] || '0' <= c && c <= '9' || c == '.' || c == '-' {
+			nameByte[c] = 1
+		}
+		spaceByte[c] = c == ' ' || c == '\n' || c == '\t' || c == '\r'
 		printable := 0x20 <= c && c < 0x80 && c != '<' && c != '&'
 		attrPlain[0][c] = printable && c != '"'
 		attrPlain[1][c] = printable && c != '\''
 		textPlain[c] = printable && c != ' ' && c != '>'
 	}
+	nameByte[':'] = colonByte
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+func isSpace(c byte) bool { return spaceByte[c] }
+
+// skipSpaces returns the index of the first byte from b[i] on that is not
+// white space. Indentation is a third of a pretty-printed plan, so runs of
+// spaces are skipped eight bytes at a time.
+func skipSpaces(b []byte, i int) int {
+	const spaces = 0x2020202020202020
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:]) ^ spaces
+		if x == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(x) / 8
+		if !spaceByte[b[i]] {
+			return i
+		}
+		i++
+	}
+	for i < len(b) && spaceByte[b[i]] {
+		i++
+	}
+	return i
+}
 
 // isXMLChar reports whether r is in the Char production of XML 1.0.
 func isXMLChar(r rune) bool {
@@ -331,13 +412,9 @@ func (s *scanner) scan() (tokenKind, error) {
 // no name at b[i].
 func (s *scanner) scanName(b []byte, i int) (end, colon int, err error) {
 	j := i
-	colons := 0
-	colon = -1
-	for j < len(b) && nameByte[b[j]] {
-		if b[j] == ':' {
-			colons++
-			colon = j
-		}
+	var seen uint8
+	for j < len(b) && nameByte[b[j]] != 0 {
+		seen |= nameByte[b[j]]
 		j++
 	}
 	if j >= len(b) {
@@ -357,11 +434,15 @@ func (s *scanner) scanName(b []byte, i int) (end, colon int, err error) {
 	if !nameFirst[b[i]] {
 		return 0, 0, s.syntax(i, "invalid XML name %q: a name must start with a letter, '_' or ':'", b[i:j])
 	}
-	if colons > 1 {
-		return 0, 0, s.syntax(i, "invalid XML name %q: more than one colon", b[i:j])
-	}
-	if colon == i || colon == j-1 {
-		colon = -1
+	colon = -1
+	if seen&colonByte != 0 {
+		colon = i + bytes.IndexByte(b[i:j], ':')
+		if bytes.IndexByte(b[colon+1:j], ':') >= 0 {
+			return 0, 0, s.syntax(i, "invalid XML name %q: more than one colon", b[i:j])
+		}
+		if colon == i || colon == j-1 {
+			colon = -1
+		}
 	}
 	return j, colon, nil
 }
@@ -451,13 +532,7 @@ func (s *scanner) scanStartTag(b []byte, i int) (tokenKind, error) {
 // the splitting colon within qname, or negative.
 func (s *scanner) setName(qname []byte, colon int) {
 	s.qname = qname
-	name, ok := s.names[string(qname)]
-	if !ok {
-		name = string(qname)
-		if len(s.names) < maxInterned {
-			s.names[name] = name
-		}
-	}
+	name := s.names.get(qname)
 	s.name, s.local, s.prefix = name, name, ""
 	if colon >= 0 {
 		s.prefix, s.local = name[:colon], name[colon+1:]
@@ -585,7 +660,7 @@ func (s *scanner) charRef(b []byte, i int) (rune, int, error) {
 	}
 	if b[j] != '#' {
 		k := j
-		for k < len(b) && nameByte[b[k]] {
+		for k < len(b) && nameByte[b[k]] != 0 {
 			k++
 		}
 		if k >= len(b) {
@@ -651,9 +726,7 @@ func (s *scanner) scanText(b []byte, i int) (tokenKind, error) {
 	start := i
 	blank := true
 	for {
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
+		i = skipSpaces(b, i)
 		if i < len(b) && textPlain[b[i]] {
 			blank = false
 			for i < len(b) && textPlain[b[i]] {
