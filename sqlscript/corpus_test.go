@@ -8,37 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planlint/planlint/internal/sharedtest"
 )
 
 // sharedDir finds the shared material: $PLANLINT_SHARED, or the directory
 // "shared" next to the repository root. It skips the test when absent.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	if dir := os.Getenv("PLANLINT_SHARED"); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			t.Skipf("PLANLINT_SHARED=%s is not readable: %v", dir, err)
-		}
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Skipf("no working directory: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found; set PLANLINT_SHARED to the shared folder")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "corpus", "plans")); err != nil {
-		t.Skipf("shared corpus not found at %s; set PLANLINT_SHARED to the shared folder", shared)
-	}
-	return shared
+	sharedtest.Require(t, "corpus/plans")
+	return sharedtest.Dir()
 }
 
 // planBatches returns the StatementText of every statement of each batch of

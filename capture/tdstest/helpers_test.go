@@ -16,6 +16,8 @@ import (
 	"unicode/utf16"
 
 	_ "github.com/microsoft/go-mssqldb"
+
+	"github.com/planlint/planlint/internal/sharedtest"
 )
 
 // testTimeout bounds every client call so that a server bug shows up as a
@@ -81,31 +83,7 @@ func syntheticPlan(minChars int) string {
 // ../shared next to the repository root. It skips the test when absent.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("PLANLINT_SHARED"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
-		t.Skipf("PLANLINT_SHARED=%q is not a directory; skipping test that needs the shared corpus", d)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Skipf("no working directory: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found; skipping test that needs the shared corpus")
-		}
-		dir = parent
-	}
-	d := filepath.Join(filepath.Dir(dir), "shared")
-	if st, err := os.Stat(d); err != nil || !st.IsDir() {
-		t.Skipf("shared folder not found at %s and PLANLINT_SHARED unset; skipping test that needs the shared corpus", d)
-	}
-	return d
+	return sharedtest.Require(t, ".")
 }
 
 // corpusPlan returns the first real showplan in the shared corpus (by file
