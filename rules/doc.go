@@ -17,14 +17,7 @@ func Markdown(r *Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s\n\n", r.Code, r.Name)
 	fmt.Fprintf(&b, "%s.\n\n", r.Summary)
-	needs := "the plan"
-	switch {
-	case r.Run == nil:
-		needs = "a .sql file analysed by `planlint explain`"
-	case r.Catalog:
-		needs = "the plan and catalog facts (`explain`, or `check --schema`)"
-	}
-	fmt.Fprintf(&b, "| Code | Name | Highest severity | Needs |\n|---|---|---|---|\n| %s | %s | %s | %s |\n\n", r.Code, r.Name, r.Severity, needs)
+	fmt.Fprintf(&b, "| Code | Name | Highest severity | Needs |\n|---|---|---|---|\n| %s | %s | %s | %s |\n\n", r.Code, r.Name, r.Severity, needs(r, true))
 	section := func(title, body string) {
 		if body != "" {
 			fmt.Fprintf(&b, "## %s\n\n%s\n\n", title, strings.TrimSpace(body))
@@ -94,14 +87,24 @@ func Index() string {
 	b.WriteString("# planlint rules\n\nGenerated from the rule definitions (`go test ./rules -update`); `planlint rules NAME` prints the same text.\n\n")
 	b.WriteString("| Code | Name | Highest severity | Needs | Summary |\n|---|---|---|---|---|\n")
 	for _, r := range All() {
-		needs := "plan"
-		switch {
-		case r.Run == nil:
-			needs = "explain (.sql)"
-		case r.Catalog:
-			needs = "plan + catalog"
-		}
-		fmt.Fprintf(&b, "| %s | [%s](%s.md) | %s | %s | %s |\n", r.Code, r.Name, r.Name, r.Severity, needs, r.Summary)
+		fmt.Fprintf(&b, "| %s | [%s](%s.md) | %s | %s | %s |\n", r.Code, r.Name, r.Name, r.Severity, needs(r, false), r.Summary)
 	}
 	return b.String()
+}
+
+// needs says what input a rule requires, at length or briefly.
+func needs(r *Rule, long bool) string {
+	switch {
+	case r.Run == nil && long:
+		return "a .sql file analysed by `planlint explain`"
+	case r.Run == nil:
+		return "explain (.sql)"
+	case r.Catalog && long:
+		return "the plan and catalog facts (`explain`, or `check --schema`)"
+	case r.Catalog:
+		return "plan + catalog"
+	case long:
+		return "the plan"
+	}
+	return "plan"
 }
