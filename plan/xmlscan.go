@@ -18,7 +18,10 @@ import (
 //
 // It accepts no input that encoding/xml's RawToken rejects, and rejects on
 // purpose some input that RawToken accepts; each such case is a strictness
-// value below.
+// value below. Like RawToken, it leaves matching end tags to its caller,
+// does not look for duplicate attributes, turns line breaks in attribute
+// values into \n without normalizing other white space, and allows white
+// space before the XML declaration.
 
 // tokenKind is the kind of token scanner.next returns.
 type tokenKind uint8
@@ -91,7 +94,6 @@ type scanner struct {
 	nlFrom, nlTo int64
 
 	// The current token.
-	kind       tokenKind
 	qname      []byte // element name of tokStart and tokEnd
 	name       string // interned qname of tokStart
 	local      string // name after the colon of tokStart
@@ -152,7 +154,6 @@ func (s *scanner) next() (tokenKind, error) {
 	if s.pendingEnd { // the "/>" just read
 		s.pendingEnd = false
 		s.tokStart = s.pos - 2
-		s.kind = tokEnd
 		return tokEnd, nil
 	}
 	if s.err != nil {
@@ -162,7 +163,6 @@ func (s *scanner) next() (tokenKind, error) {
 		s.tokStart = s.pos
 		k, err := s.scan()
 		if err == nil {
-			s.kind = k
 			if k != tokText || !s.blank {
 				s.declOK = false
 			}
@@ -188,9 +188,6 @@ func (s *scanner) fill() error {
 		if s.rerr == io.EOF && !s.atEOF {
 			s.atEOF = true
 			return nil // rescan: the token is now complete or truncated
-		}
-		if s.rerr == io.EOF {
-			return io.EOF
 		}
 		return s.rerr
 	}
@@ -349,7 +346,7 @@ func init() {
 func isSpace(c byte) bool { return spaceByte[c] }
 
 // skipSpaces returns the index of the first byte from b[i] on that is not
-// white space. Indentation is a third of a pretty-printed plan, so runs of
+// white space. Indentation is about half of the corpus's bytes, so runs of
 // spaces are skipped eight bytes at a time.
 func skipSpaces(b []byte, i int) int {
 	const spaces = 0x2020202020202020

@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 )
@@ -135,6 +137,9 @@ func compareWithStd(t *testing.T, data []byte) {
 		{"whole", bytes.NewReader(data), initialBufSize},
 		{"one byte at a time, 16-byte buffer", iotest.OneByteReader(bytes.NewReader(data)), 16},
 		{"half reads, 2-byte buffer", iotest.HalfReader(bytes.NewReader(data)), 2},
+	}
+	if len(data) > 256<<10 {
+		readers = readers[:1] // small inputs and the fuzz target cover refills
 	}
 	for _, rd := range readers {
 		got, err := scanTokens(rd.r, rd.size)
@@ -577,3 +582,105 @@ func TestScannerReadErrors(t *testing.T) {
 type stuckReader struct{}
 
 func (stuckReader) Read([]byte) (int, error) { return 0, nil }
+
+// TestParseRejectsMoreThanEncodingXML checks, through Parse, the input that
+// encoding/xml accepts and this package rejects on purpose: each error names
+// the place and what is wrong.
+func TestParseRejectsMoreThanEncodingXML(t *testing.T) {
+	tests := []struct {
+		name, in string
+		at       string // the error is at the first byte of its first occurrence
+		want     string
+	}{
+		{"attributes run together", showplan(`<StmtSimple StatementId="1"StatementText="q"/>`), `StatementText`,
+			`malformed XML: attributes of <StmtSimple> must be separated by white space before "StatementText"`},
+		{"late XML declaration", showplan(`<?xml version="1.0"?>`), `<?xml version="1.0"?></`,
+			"malformed XML: the XML declaration is allowed only at the start of the document"},
+		{"non-ASCII element name", showplan(`<StmtSimplé/>`), `é`,
+			`malformed XML: non-ASCII character in name "StmtSimplé": showplan names are ASCII`},
+		{"surrogate reference", showplan(`<StmtSimple StatementText="&#xD83D;&#xDE00;"/>`), `&#xD83D;`,
+			"malformed XML: character reference &#xD83D; is a UTF-16 surrogate, not a character"},
+		{"control character in a comment", showplan("<!-- \x1b[31m -->"), "\x1b",
+			"malformed XML: illegal character code U+001B in a comment"},
+		{"DOCTYPE inside the root", showplan(`<!DOCTYPE x>`), `<!DOCTYPE`,
+			"DOCTYPE declarations are not allowed in showplan XML"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := stdTokens([]byte(tc.in)); err != nil {
+				t.Fatalf("encoding/xml rejects the input too: %v", err)
+			}
+			off := strings.Index(tc.in, tc.at)
+			line := 1 + strings.Count(tc.in[:off], "\n")
+			col := off - strings.LastIndexByte(tc.in[:off], '\n')
+			want := fmt.Sprintf("line %d, column %d in <Statements>: %s", line, col, tc.want)
+			_, err := Parse(strings.NewReader(tc.in), Options{})
+			if err == nil || err.Error() != want {
+				t.Errorf("got  %v\nwant %s", err, want)
+			}
+		})
+	}
+}
+
+// TestParseConcurrent decodes documents on several goroutines at once, as
+// the CLI does, with pooled parsers passing between them: every result must
+// equal a decode on its own, including errors.
+func TestParseConcurrent(t *testing.T) {
+	docs := [][]byte{
+		[]byte(sampleDoc("utf-8")),
+		encodeUTF16(sampleDoc("utf-16"), false, true),
+		[]byte(showplan(`<StmtSimple StatementText="` + strings.Repeat("x&amp;", 40000) + `"/>`)),
+		[]byte(showplan(`<StmtSimple StatementText="bad &nbsp;"/>`)),
+		[]byte(sampleDoc("utf-8")[:300]),
+	}
+	type result struct {
+		doc *Document
+		err string
+	}
+	parse := func(d []byte) result {
+		doc, err := Parse(bytes.NewReader(d), Options{})
+		if err != nil {
+			return result{err: err.Error()}
+		}
+		return result{doc: doc}
+	}
+	var want []result
+	for _, d := range docs {
+		want = append(want, parse(d))
+	}
+	errs := make(chan error, 8*len(docs))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 4 * len(docs) {
+				k := (i + g) % len(docs)
+				if got := parse(docs[k]); !reflect.DeepEqual(got, want[k]) {
+					errs <- fmt.Errorf("document %d differs: error %q, want %q", k, got.err, want[k].err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestScannerRelease checks that a released scanner keeps no grown buffer
+// and no reference to the input.
+func TestScannerRelease(t *testing.T) {
+	s := newScanner(strings.NewReader(`<a b="` + strings.Repeat("x", 3*initialBufSize) + `"/>`))
+	if k, err := s.next(); err != nil || k != tokStart {
+		t.Fatalf("kind %d, err %v", k, err)
+	}
+	s.release()
+	if s.buf != nil || s.r != nil || len(s.attrs) != 0 || s.attrs[:cap(s.attrs)][0].value != nil {
+		t.Errorf("released scanner keeps a %d-byte buffer, reader %v, attributes %v", len(s.buf), s.r, s.attrs[:cap(s.attrs)])
+	}
+	s.reset(strings.NewReader(`<c/>`))
+	if k, err := s.next(); err != nil || k != tokStart || s.name != "c" || len(s.buf) != initialBufSize {
+		t.Errorf("after reset: kind %d, name %q, buffer %d, err %v", k, s.name, len(s.buf), err)
+	}
+}
