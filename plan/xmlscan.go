@@ -800,19 +800,56 @@ func (s *scanner) scanBang(b []byte, i int) (tokenKind, error) {
 		}
 		return s.scanCDATA(b, i+len(open))
 	}
-	// Take up to 40 bytes of the declaration for the message.
-	const doctype, sampleLen = "DOCTYPE", 40
-	end := min(len(b), i+sampleLen)
-	if k := bytes.IndexByte(b[i:end], '>'); k >= 0 {
-		end = i + k
-	} else if end < i+sampleLen && !s.atEOF {
-		return 0, errNeedMore
+	end, err := s.declarationEnd(b, i)
+	if err != nil {
+		return 0, err
 	}
-	if bytes.HasPrefix(b[i:end], []byte(doctype)) {
-		return 0, s.stricter(strictDirective, i-2, "DOCTYPE declarations are not allowed in showplan XML")
+	// The error is placed after the declaration, where it always was.
+	if bytes.HasPrefix(b[i:end], []byte("DOCTYPE")) {
+		return 0, s.stricter(strictDirective, end+1, "DOCTYPE declarations are not allowed in showplan XML")
 	}
-	return 0, s.stricter(strictDirective, i-2,
+	return 0, s.stricter(strictDirective, end+1,
 		fmt.Sprintf("unexpected markup declaration <!%s>: not allowed in showplan XML", sampleBytes(bytes.TrimSpace(b[i:end]))))
+}
+
+// declarationEnd returns the index of the '>' that ends the markup
+// declaration whose content starts at b[i], found as encoding/xml finds it:
+// quoted text, nested <...> and comments do not end it.
+func (s *scanner) declarationEnd(b []byte, i int) (int, error) {
+	var quote byte
+	depth := 0
+	for j := i; ; j++ {
+		if j >= len(b) {
+			return 0, s.short()
+		}
+		switch c := b[j]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			if depth == 0 {
+				return j, nil
+			}
+			depth--
+		case c == '<':
+			rest := b[j+1 : min(len(b), j+4)]
+			if !bytes.HasPrefix([]byte("!--"), rest) {
+				depth++ // an inner declaration
+				continue
+			}
+			if len(rest) < 3 {
+				return 0, s.short()
+			}
+			k := bytes.Index(b[j+4:], []byte("-->"))
+			if k < 0 {
+				return 0, s.short()
+			}
+			j += 4 + k + 2
+		}
+	}
 }
 
 func (s *scanner) scanComment(b []byte, i int) (tokenKind, error) {
