@@ -814,11 +814,12 @@ func (s *scanner) scanBang(b []byte, i int) (tokenKind, error) {
 
 // declarationEnd returns the index of the '>' that ends the markup
 // declaration whose content starts at b[i], found as encoding/xml finds it:
-// quoted text, nested <...> and comments do not end it.
+// quoted text, nested <...> and comments do not end it, and the first byte
+// is content whatever it is.
 func (s *scanner) declarationEnd(b []byte, i int) (int, error) {
 	var quote byte
 	depth := 0
-	for j := i; ; j++ {
+	for j := i + 1; ; j++ {
 		if j >= len(b) {
 			return 0, s.short()
 		}
