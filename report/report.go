@@ -3,6 +3,8 @@
 package report
 
 import (
+	"time"
+
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/rules"
 )
@@ -45,6 +47,9 @@ type Statement struct {
 	Location             *Location       `json:"location,omitempty"`
 	// Capture says how a live capture produced the plan.
 	Capture *Capture `json:"capture,omitempty"`
+	// Runtime are the figures the plan cache or Query Store keeps for the
+	// statement; nil for plans from files and live captures.
+	Runtime *Runtime `json:"runtime,omitempty"`
 	// Source is the statement's place in the plan model, for renderers.
 	Source *plan.Statement `json:"-"`
 }
@@ -59,6 +64,65 @@ type Capture struct {
 	// ParameterizationForced is the database's setting, when read.
 	ParameterizationForced *bool  `json:"parameterization_forced,omitempty"`
 	Note                   string `json:"note,omitempty"`
+}
+
+// Runtime are a statement's runtime figures from the plan cache or Query
+// Store. A nil pointer is a figure the source or server version does not
+// keep.
+type Runtime struct {
+	// Source is "plan_cache" or "query_store".
+	Source          string   `json:"source"`
+	Database        string   `json:"database,omitempty"`
+	Executions      int64    `json:"executions"`
+	CPUMs           float64  `json:"cpu_ms"`
+	AvgCPUMs        float64  `json:"avg_cpu_ms"`
+	MaxCPUMs        *float64 `json:"max_cpu_ms,omitempty"`
+	DurationMs      float64  `json:"duration_ms"`
+	AvgDurationMs   float64  `json:"avg_duration_ms"`
+	MaxDurationMs   *float64 `json:"max_duration_ms,omitempty"`
+	LogicalReads    float64  `json:"logical_reads"`
+	AvgLogicalReads float64  `json:"avg_logical_reads"`
+	AvgRows         *float64 `json:"avg_rows,omitempty"`
+	MinRows         *int64   `json:"min_rows,omitempty"`
+	MaxRows         *int64   `json:"max_rows,omitempty"`
+	// SpilledPages are the 8 KB pages spilled to tempdb (plan cache).
+	SpilledPages *int64 `json:"spilled_pages,omitempty"`
+	// MaxGrantKB is the largest memory grant of one execution (plan
+	// cache); Query Store keeps MaxUsedMemoryKB instead.
+	MaxGrantKB      *int64     `json:"max_grant_kb,omitempty"`
+	MaxUsedMemoryKB *int64     `json:"max_used_memory_kb,omitempty"`
+	LastExecution   *time.Time `json:"last_execution,omitempty"`
+	Compiled        *time.Time `json:"compiled,omitempty"`
+	// Plan cache identity.
+	QueryHash     string `json:"query_hash,omitempty"`
+	QueryPlanHash string `json:"query_plan_hash,omitempty"`
+	PlanHandle    string `json:"plan_handle,omitempty"`
+	// Query Store identity and forcing.
+	QueryID       int64  `json:"query_id,omitempty"`
+	PlanID        int64  `json:"plan_id,omitempty"`
+	Forced        *bool  `json:"is_forced_plan,omitempty"`
+	PlanType      string `json:"plan_type,omitempty"`
+	ParentQueryID int64  `json:"parent_query_id,omitempty"`
+	// LastForceFailure is last_force_failure_reason_desc, empty for none.
+	LastForceFailure  string `json:"last_force_failure_reason,omitempty"`
+	ForceFailureCount int64  `json:"force_failure_count,omitempty"`
+}
+
+// Runtime sources.
+const (
+	SourcePlanCache  = "plan_cache"
+	SourceQueryStore = "query_store"
+)
+
+// Runtime returns the runtime figures of the file's statements, nil when
+// none has them.
+func (f *File) Runtime() *Runtime {
+	for _, s := range f.Statements {
+		if s.Runtime != nil {
+			return s.Runtime
+		}
+	}
+	return nil
 }
 
 // Location is a range in a source file (1-based lines and columns).

@@ -87,6 +87,9 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 	st := newStyles(opt.Color)
 	ew := &errWriter{w: w}
 	for _, f := range r.Files {
+		if rt := f.Runtime(); rt != nil {
+			writeRuntime(ew, f, rt, st)
+		}
 		if f.Error != nil {
 			continue
 		}
@@ -113,6 +116,97 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	ew.printf("%s\n", summary)
 	return ew.err
+}
+
+// writeRuntime writes the header of a statement from the plan cache or
+// Query Store: its name and text, one line of figures, and why it has no
+// plan when it has none.
+func writeRuntime(ew *errWriter, f *File, rt *Runtime, st styles) {
+	head := st.bold.Sprint(f.Path)
+	if rt.Database != "" {
+		head += " " + st.dim.Sprint("["+rt.Database+"]")
+	}
+	for _, s := range f.Statements {
+		if s.Runtime == rt && s.Text != "" {
+			head += " " + Snippet(s.Text, 100)
+			break
+		}
+	}
+	ew.printf("%s\n    %s\n", head, RuntimeLine(rt))
+	if f.Error != nil {
+		ew.printf("    %s\n", st.warn.Sprint(*f.Error))
+	}
+}
+
+// Snippet is text on one line, white space collapsed, cut to at most
+// limit characters with an ellipsis.
+func Snippet(text string, limit int) string {
+	s := strings.Join(strings.Fields(text), " ")
+	if r := []rune(s); len(r) > limit && limit > 0 {
+		s = string(r[:limit-1]) + "…"
+	}
+	return s
+}
+
+// RuntimeLine renders runtime figures on one line.
+func RuntimeLine(rt *Runtime) string {
+	var parts []string
+	if rt.Source == SourceQueryStore {
+		p := fmt.Sprintf("query %d plan %d", rt.QueryID, rt.PlanID)
+		if rt.Forced != nil && *rt.Forced {
+			p += ", forced"
+		}
+		if rt.PlanType != "" && !strings.EqualFold(rt.PlanType, "Compiled Plan") {
+			p += ", " + rt.PlanType
+		}
+		if rt.ParentQueryID != 0 {
+			p += fmt.Sprintf(" of query %d", rt.ParentQueryID)
+		}
+		if rt.LastForceFailure != "" {
+			p += fmt.Sprintf(", forcing failed %d× (last: %s)", rt.ForceFailureCount, rt.LastForceFailure)
+		}
+		parts = append(parts, p)
+	}
+	parts = append(parts, fmt.Sprintf("%s %s", FormatCount(float64(rt.Executions)), plural(int(min(rt.Executions, 2)), "execution")))
+	withMax := func(total, avg float64, peak *float64, unit string) string {
+		s := fmt.Sprintf("%s%s (avg %s", fmtFloat(total), unit, fmtFloat(avg))
+		if peak != nil {
+			s += ", max " + fmtFloat(*peak)
+		}
+		return s + ")"
+	}
+	parts = append(parts, "CPU "+withMax(rt.CPUMs, rt.AvgCPUMs, rt.MaxCPUMs, " ms"),
+		"duration "+withMax(rt.DurationMs, rt.AvgDurationMs, rt.MaxDurationMs, " ms"),
+		"reads "+withMax(rt.LogicalReads, rt.AvgLogicalReads, nil, ""))
+	if rt.AvgRows != nil || rt.MinRows != nil || rt.MaxRows != nil {
+		var rows []string
+		if rt.AvgRows != nil {
+			rows = append(rows, "avg "+fmtFloat(*rt.AvgRows))
+		}
+		if rt.MinRows != nil {
+			rows = append(rows, "min "+FormatCount(float64(*rt.MinRows)))
+		}
+		if rt.MaxRows != nil {
+			rows = append(rows, "max "+FormatCount(float64(*rt.MaxRows)))
+		}
+		parts = append(parts, "rows "+strings.Join(rows, " "))
+	}
+	if rt.SpilledPages != nil {
+		parts = append(parts, "spilled "+FormatCount(float64(*rt.SpilledPages))+" pages")
+	}
+	if rt.MaxGrantKB != nil {
+		parts = append(parts, "grant max "+FormatCount(float64(*rt.MaxGrantKB))+" KB")
+	}
+	if rt.MaxUsedMemoryKB != nil {
+		parts = append(parts, "memory used max "+FormatCount(float64(*rt.MaxUsedMemoryKB))+" KB")
+	}
+	if rt.LastExecution != nil {
+		parts = append(parts, "last run "+rt.LastExecution.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	if rt.Compiled != nil {
+		parts = append(parts, "compiled "+rt.Compiled.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	return strings.Join(parts, " · ")
 }
 
 func plural(n int, word string) string {
