@@ -441,7 +441,7 @@ func (s *Session) cachedPlan(ctx context.Context, p *Pulled, limits plan.Options
 	case chars.Valid:
 		p.Err = tooLarge(chars.Int64, limits)
 	default:
-		p.Err = &PlanError{Problem: PlanMissing, Message: "sys.dm_exec_text_query_plan returned no plan: it was evicted or recompiled after the statistics were read, or the statement is never cached (bulk operations, string literals over 8 KB)"}
+		p.Err = &PlanError{Problem: PlanMissing, Message: "sys.dm_exec_text_query_plan returned nothing: the plan was evicted or recompiled after the statistics were read, or the statement is never cached (bulk operations, string literals over 8 KB)"}
 	}
 	return nil
 }

@@ -280,7 +280,7 @@ func TestPlanCachePull(t *testing.T) {
 		t.Error("the plan text was not kept as sent")
 	}
 	if e := pull.Statements[2].Err; e == nil || e.Problem != PlanMissing || pull.Statements[2].Doc != nil ||
-		!strings.Contains(e.Error(), "sys.dm_exec_text_query_plan returned no plan") {
+		!strings.Contains(e.Error(), "sys.dm_exec_text_query_plan returned nothing") {
 		t.Errorf("NULL plan: err %v", e)
 	}
 	if e := pull.Statements[4].Err; e == nil || e.Problem != PlanMissing {

@@ -128,7 +128,8 @@ func newRoot(env *Env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env))
+	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env),
+		newCacheCmd(env, g), newQuerystoreCmd(env, g))
 	return root
 }
 

@@ -44,6 +44,7 @@ func TestTextRuntime(t *testing.T) {
     1,204 executions · CPU 3,412 ms (avg 2.834, max 40) · duration 5,100 ms (avg 4.236) · reads 12,345,678 (avg 10,254) · rows avg 20 min 0 max 20 · spilled 8 pages · grant max 1,024 KB · last run 2025-11-03 02:00:41Z
 cache:0x5C3B plan 0xA47E: stmt 1 node 0: error [PL103 residual-sort] Sort sorts everything
     fix: add an index
+
 querystore:query 42 plan 11 [WorkDb] DELETE dbo.Work WHERE Status = 1
     query 42 plan 11, forced, Query Variant Plan of query 40, forcing failed 2× (last: NO_INDEX) · 1 execution · CPU 0.5 ms (avg 0.5) · duration 0.6 ms (avg 0.6) · reads 9 (avg 9)
     no plan: sys.query_store_plan.query_plan is NULL

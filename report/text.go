@@ -86,8 +86,11 @@ func Prefix(f *File, x *Finding) string {
 func Text(w io.Writer, r *Report, opt TextOptions) error {
 	st := newStyles(opt.Color)
 	ew := &errWriter{w: w}
-	for _, f := range r.Files {
+	for i, f := range r.Files {
 		if rt := f.Runtime(); rt != nil {
+			if i > 0 {
+				ew.printf("\n")
+			}
 			writeRuntime(ew, f, rt, st)
 		}
 		if f.Error != nil {
