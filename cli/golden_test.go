@@ -228,3 +228,33 @@ func TestColor(t *testing.T) {
 		t.Error("NO_COLOR ignored")
 	}
 }
+
+// TestLimitsAndUnreadableFiles: the size and depth limits are explicit,
+// configurable and named when hit; a file that cannot be read says so.
+func TestLimitsAndUnreadableFiles(t *testing.T) {
+	inRoot(t)
+	plan := "fixtures/queue/literal.sqlplan"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-depth", "10", plan}, "maximum element depth 10 exceeded; raise the limit with --max-depth"},
+		{[]string{"--max-file-size", "1000", plan}, "maximum file size 1000 bytes exceeded; raise the limit with --max-file-size"},
+	}
+	if _, err := os.Stat("/proc/self/mem"); err == nil {
+		// Readable by name, but every read fails: an unreadable file even for root.
+		cases = append(cases, struct {
+			args []string
+			want string
+		}{[]string{"/proc/self/mem"}, "/proc/self/mem: cannot read input"})
+	}
+	for _, c := range cases {
+		_, errOut, code := run(t, "", append([]string{"check"}, c.args...)...)
+		if code != ExitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	if _, _, code := run(t, "", "check", "--max-depth", "200", "--max-file-size", "100000", plan); code != ExitOK {
+		t.Errorf("raised limits: exit %d", code)
+	}
+}
