@@ -30,6 +30,7 @@ type explainFlags struct {
 	parameterization string
 	params           []string
 	save             string
+	compareWith      []string
 }
 
 // interruptSignals cancel a running explain; the capture still switches
@@ -47,6 +48,7 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 			"tables it touches. By default the plan is estimated (SET SHOWPLAN_XML) and nothing runs; --actual runs the statement\n" +
 			"under SET STATISTICS XML inside a transaction that is always rolled back.",
 		Example: "  planlint explain -S localhost -d WorkDb -U app queue.sql   # password from $SQLCMDPASSWORD\n" +
+			"  planlint explain -S db -d WorkDb --compare-with database=WorkDb_backlog poll.sql\n" +
 			"  planlint explain --connection-string \"$DSN\" --param @Status=1 poll.sql\n" +
 			"  planlint explain -S db --actual --set-options ssms claim.sql\n" +
 			"  planlint explain -S db --parameterization forced --save plans/ poll.sql && planlint check --schema plans/catalog.json plans/*.sqlplan",
@@ -64,6 +66,7 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.parameterization, "parameterization", "auto", "auto (as the database does) or forced (compile as PARAMETERIZATION FORCED would, even where the database is SIMPLE)")
 	fl.StringArrayVar(&f.params, "param", nil, "override a parameter value: @Name=value (repeatable)")
 	fl.StringVar(&f.save, "save", "", "write each captured plan (.sqlplan) and the catalog facts (catalog.json) to this directory")
+	fl.StringArrayVar(&f.compareWith, "compare-with", nil, "capture every statement again as B and compare it with A: @Name=value (B's parameter value), database=NAME or connection=DSN (repeatable parts of one B side)")
 	return cmd
 }
 
@@ -109,9 +112,22 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		return err
 	}
 	opts.rules = r.rulesConfig()
+	spec, err := parseCompareSpec(f.compareWith)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if spec != nil && f.out.format != "text" && f.out.format != "json" {
+		return usageError("--compare-with prints a comparison after the report: use --format text or json (--output FORMAT=PATH writes A's findings in other formats)")
+	}
 	scripts, err := readScripts(env, r.excluded(args), f.params)
 	if err != nil {
 		return err
+	}
+	var bScripts []*sqlscript.Script
+	if spec != nil {
+		if bScripts, err = spec.scripts(scripts, f.params); err != nil {
+			return err
+		}
 	}
 	if f.actual {
 		if err := refuseNotRollbackable(env, scripts); err != nil {
@@ -121,6 +137,12 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 	connOpts, err := f.conn.options(cmd, env, f.out.format != "text")
 	if err != nil {
 		return err
+	}
+	var bOpts capture.Options
+	if spec != nil {
+		if bOpts, err = spec.options(connOpts); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
@@ -154,7 +176,11 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 			return &exitError{code: ExitError, err: err}
 		}
 	}
-	return r.finish(&report.Report{Tool: "planlint", Version: Version(), Files: files})
+	rep := &report.Report{Tool: "planlint", Version: Version(), Files: files}
+	if spec != nil {
+		return compareWithB(ctx, env, r, spec, bOpts, opts, sess, bScripts, saved, rep, progress)
+	}
+	return r.finish(rep)
 }
 
 // readScripts reads and parses the .sql files and applies --param
@@ -251,6 +277,9 @@ type savedPlan struct {
 	docs   int // documents of the batch
 	multi  bool
 	xml    string
+	// plan and findings (those not suppressed) are for --compare-with.
+	plan     *plan.Document
+	findings []rules.Finding
 }
 
 // explainScript captures and analyses every batch of a script. The
@@ -289,15 +318,17 @@ func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Scri
 			if err != nil {
 				return file, saved, err
 			}
-			for _, x := range report.Wrap(fs) {
+			var kept []rules.Finding // as the rules report them, for compare
+			for i, x := range report.Wrap(fs) {
 				x.Batch = b.Index
 				x.Location = statementLocation(p.Doc, locs, x.StatementID)
 				if !used.suppressed(s, x) {
 					file.Findings = append(file.Findings, x)
+					kept = append(kept, fs[i])
 				}
 			}
 			saved = append(saved, savedPlan{script: s.Path, batch: b.Index, doc: k + 1, docs: len(res.Plans),
-				multi: len(s.Batches) > 1, xml: p.XML})
+				multi: len(s.Batches) > 1, xml: p.XML, plan: p.Doc, findings: kept})
 		}
 	}
 	sortFindings(file.Findings)

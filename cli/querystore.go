@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -78,7 +79,7 @@ func runQuerystore(cmd *cobra.Command, env *Env, g *globalFlags, f *querystoreFl
 		if f.queryID > 0 {
 			return &exitError{code: ExitError, err: fmt.Errorf("Query Store of database %s has no plan of query %d", t.sess.Info.Database, f.queryID)}
 		}
-		fmt.Fprintf(env.Stderr, "planlint: Query Store of database %s recorded no execution in the last %s\n", t.sess.Info.Database, since)
+		fmt.Fprintf(env.Stderr, "planlint: Query Store of database %s recorded no execution in the last %s\n", t.sess.Info.Database, sinceText(since))
 	}
 	tr, err := t.analyse(pull, methodQueryStore)
 	if err != nil {
@@ -160,7 +161,7 @@ func queryPlans(t *triageRun, tr *triaged, queryID int64, since time.Duration) (
 		json: map[string]any{"query_id": queryID, "database": db, "since_seconds": int64(since / time.Second),
 			"plans": rows, "comparisons": comparisons},
 		text: func(w io.Writer) error {
-			fmt.Fprintf(w, "\nplans of query %d in Query Store of %s, figures over the last %s\n", queryID, db, since)
+			fmt.Fprintf(w, "\nplans of query %d in Query Store of %s, figures over the last %s\n", queryID, db, sinceText(since))
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "  query\tplan\tforced\ttype\texecutions\tavg CPU ms\tavg duration ms\tavg reads\tlast run\tfindings")
 			for _, r := range rows {
@@ -176,7 +177,7 @@ func queryPlans(t *triageRun, tr *triaged, queryID int64, since time.Duration) (
 				if typ == "" {
 					typ = "-"
 				}
-				findings := fmt.Sprintf("%d error, %d warning, %d info", r.Errors, r.Warnings, r.Infos)
+				findings := fmt.Sprintf("%s, %s, %s", count(r.Errors, "error"), count(r.Warnings, "warning"), count(r.Infos, "info"))
 				if r.Problem != "" {
 					findings = r.Problem
 				}
@@ -202,4 +203,34 @@ func queryPlans(t *triageRun, tr *triaged, queryID int64, since time.Duration) (
 			return nil
 		},
 	}, nil
+}
+
+// count renders "1 error", "2 errors", "0 infos".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// sinceText renders a --since period the way it is usually written: 7d,
+// 24h, 1h30m.
+func sinceText(d time.Duration) string {
+	var b strings.Builder
+	if days := d / (24 * time.Hour); days > 0 {
+		fmt.Fprintf(&b, "%dd", days)
+		d -= days * 24 * time.Hour
+	}
+	if h := d / time.Hour; h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+		d -= h * time.Hour
+	}
+	if m := d / time.Minute; m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+		d -= m * time.Minute
+	}
+	if s := d / time.Second; s > 0 || b.Len() == 0 {
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
 }

@@ -236,3 +236,12 @@ func FuzzParseSince(f *testing.F) {
 		}
 	})
 }
+
+func TestSinceText(t *testing.T) {
+	for d, want := range map[time.Duration]string{24 * time.Hour: "1d", 2 * time.Hour: "2h", 90 * time.Minute: "1h30m",
+		36*time.Hour + 5*time.Second: "1d12h5s", time.Second: "1s", 7 * 24 * time.Hour: "7d"} {
+		if got := sinceText(d); got != want {
+			t.Errorf("sinceText(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
