@@ -423,3 +423,31 @@ func TestRuleMetadata(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupAdviceKeepsWideColumnsOut: the suggested INCLUDE list never
+// pulls a LOB payload into the index; the fix says to fetch it separately.
+func TestLookupAdviceKeepsWideColumnsOut(t *testing.T) {
+	col := func(name string) string {
+		return `<ColumnReference Database="[WorkDb]" Schema="[dbo]" Table="[Work]" Column="` + name + `"/>`
+	}
+	lookup := strings.Replace(op(2, "Clustered Index Seek", "Clustered Index Seek", 1, 5, `EstimateRebinds="1999"`,
+		`<IndexScan Lookup="1" Ordered="1">`+fmt.Sprintf(workObj, "PK_Work", "Clustered")+`</IndexScan>`),
+		`EstimateRebinds="0" EstimateRewinds="0" `, "", 1)
+	lookup = strings.Replace(lookup, "<OutputList/>", "<OutputList>"+col("CreatedAt")+col("Payload")+"</OutputList>", 1)
+	seek := scan(1, "Index Seek", "IX_Work_Status", "NonClustered", 2000, 0.01, "", "")
+	tree := op(0, "Nested Loops", "Inner Join", 2000, 5.1, "", `<NestedLoops Optimized="0">`+seek+lookup+`</NestedLoops>`)
+	fs := analyze(t, showplan(t, stmt("", "", "", tree)), queueCatalog(t), KeyLookup)
+	if len(fs) != 1 {
+		t.Fatalf("want one finding, got %+v", fs)
+	}
+	f := fs[0]
+	if !strings.Contains(f.Fix, "INCLUDE (CreatedAt)") || strings.Contains(f.Fix, "INCLUDE (CreatedAt, Payload)") {
+		t.Errorf("INCLUDE list: %s", f.Fix)
+	}
+	if !strings.Contains(f.Fix, "Payload is wide") || !strings.Contains(f.Fix, "second query bounded by the WorkId values") {
+		t.Errorf("fix does not send the payload to a second, bounded query: %s", f.Fix)
+	}
+	if w, _ := f.Evidence["wide_columns"].([]string); len(w) != 1 || w[0] != "Payload" {
+		t.Errorf("evidence wide_columns = %v", f.Evidence["wide_columns"])
+	}
+}
