@@ -66,8 +66,8 @@ func Stream(r io.Reader, opts Options, fn func(*Statement) error) (Header, error
 }
 
 // parsers keeps parsers with their scanner buffers and interned strings
-// for reuse: checking a folder decodes many files. A parser keeps no
-// reference to a model or its input once Stream returns.
+// for reuse: checking a folder decodes many files. Once Stream returns, a
+// pooled parser holds neither the caller's callback nor its input.
 var parsers = sync.Pool{New: func() any {
 	return &parser{s: newScanner(nil), strs: newInterner(maxInternedStrs)}
 }}
