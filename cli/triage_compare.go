@@ -34,7 +34,7 @@ func parseCompareSpec(parts []string) (*compareSpec, error) {
 		return nil, nil
 	}
 	c := &compareSpec{}
-	for _, part := range parts {
+	for i, part := range parts {
 		p := strings.TrimSpace(part)
 		if strings.HasPrefix(p, "@") {
 			o, err := sqlscript.ParseParamOverride(p)
@@ -62,7 +62,7 @@ func parseCompareSpec(parts []string) (*compareSpec, error) {
 			dst = &c.connection
 		}
 		if dst == nil {
-			return nil, fmt.Errorf("--compare-with %q: want @Name=value, database=NAME or connection=DSN", redactPart(part))
+			return nil, fmt.Errorf("--compare-with %s: want @Name=value, database=NAME or connection=DSN", partName(i, key, ok))
 		}
 		if value == "" {
 			return nil, fmt.Errorf("--compare-with %s=: the value is empty", key)
@@ -75,12 +75,17 @@ func parseCompareSpec(parts []string) (*compareSpec, error) {
 	return c, nil
 }
 
-// redactPart hides a connection string's secrets in an error message.
-func redactPart(part string) string {
-	if _, v, ok := strings.Cut(part, "="); ok && strings.Contains(strings.ToLower(part), "connection") {
-		return "connection=" + capture.Redact(strings.TrimSpace(v))
+// partName names an unrecognised part without echoing its value, which
+// may be a connection string with a password: by its key when that is a
+// plain word, else by position.
+func partName(i int, key string, hasValue bool) string {
+	plain := key != "" && len(key) <= 30 && strings.IndexFunc(key, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r == '_' || r == '-')
+	}) < 0
+	if hasValue && plain {
+		return key + "=…"
 	}
-	return part
+	return fmt.Sprintf("part %d", i+1)
 }
 
 // sameSession reports whether B is captured on A's session (only
