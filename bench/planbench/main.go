@@ -151,7 +151,7 @@ func prepareCorpus(dir, out string) (originals, copies []string, largest, total 
 		return nil, nil, 0, 0, err
 	}
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(strings.ToLower(e.Name()), ".sqlplan") {
+		if name := strings.ToLower(e.Name()); !e.Type().IsRegular() || !strings.HasSuffix(name, ".sqlplan") && !strings.HasSuffix(name, ".xml") {
 			continue
 		}
 		src := filepath.Join(dir, e.Name())
@@ -174,7 +174,7 @@ func prepareCorpus(dir, out string) (originals, copies []string, largest, total 
 		largest = max(largest, int64(len(b)))
 	}
 	if len(originals) == 0 {
-		return nil, nil, 0, 0, fmt.Errorf("no .sqlplan files in %s", dir)
+		return nil, nil, 0, 0, fmt.Errorf("no .sqlplan or .xml files in %s", dir)
 	}
 	return originals, copies, largest, total, nil
 }
