@@ -50,6 +50,7 @@ querystore:query 42 plan 11 [WorkDb] DELETE dbo.Work WHERE Status = 1
     no plan: sys.query_store_plan.query_plan is NULL
 
 1 error, 0 warnings, 0 infos in 3 files (1 could not be analysed)
+Each rule's documentation: planlint rules NAME
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

@@ -86,26 +86,29 @@ func Prefix(f *File, x *Finding) string {
 func Text(w io.Writer, r *Report, opt TextOptions) error {
 	st := newStyles(opt.Color)
 	ew := &errWriter{w: w}
+	printed := false
 	for i, f := range r.Files {
 		if rt := f.Runtime(); rt != nil {
 			if i > 0 {
 				ew.printf("\n")
 			}
 			writeRuntime(ew, f, rt, st)
+			printed = true
 		}
 		if f.Error != nil {
 			continue
 		}
 		mb := multiBatch(f)
 		for _, x := range f.Findings {
+			printed = true
 			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), Place(x.Batch, x.StatementID, x.NodeID, mb),
 				st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 			if x.Fix != "" {
 				ew.printf("    %s %s\n", st.dim.Sprint("fix:"), x.Fix)
 			}
 		}
-		if opt.Tree {
-			writeTree(ew, f, st, mb)
+		if opt.Tree && writeTree(ew, f, st, mb) {
+			printed = true
 		}
 	}
 	e, wn, i := r.Counts()
@@ -114,10 +117,13 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 	if n := r.Failed(); n > 0 {
 		summary += fmt.Sprintf(" (%d could not be analysed)", n)
 	}
-	if len(r.Files) > 0 {
+	if printed {
 		ew.printf("\n")
 	}
 	ew.printf("%s\n", summary)
+	if e+wn+i > 0 {
+		ew.printf("%s\n", st.dim.Sprint("Each rule's documentation: planlint rules NAME"))
+	}
 	return ew.err
 }
 

@@ -65,8 +65,11 @@ func nodeFindings(f *File) map[[3]int][]string {
 	return m
 }
 
-func writeTree(ew *errWriter, f *File, st styles, mb bool) {
+// writeTree prints the operator tree of every statement with a plan and
+// reports whether it printed anything.
+func writeTree(ew *errWriter, f *File, st styles, mb bool) bool {
 	marks := nodeFindings(f)
+	printed := false
 	for _, s := range f.Statements {
 		src := s.Source
 		if src == nil {
@@ -76,6 +79,7 @@ func writeTree(ew *errWriter, f *File, st styles, mb bool) {
 		if len(plans) == 0 {
 			continue
 		}
+		printed = true
 		ew.printf("\n%s  %s  %s  cost %s\n", st.bold.Sprint(Place(s.Batch, s.StatementID, nil, mb)), s.Type, s.Kind,
 			strconv.FormatFloat(s.Cost, 'g', 4, 64))
 		for _, q := range plans {
@@ -87,6 +91,7 @@ func writeTree(ew *errWriter, f *File, st styles, mb bool) {
 			})
 		}
 	}
+	return printed
 }
 
 func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch string, st styles, marks func(*plan.RelOp) []string) {
