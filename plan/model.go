@@ -20,12 +20,20 @@ type Batch struct {
 	Statements []*Statement // top-level statements of every Statements child, in document order
 }
 
+// Pos is a 1-based line and column (in bytes of the UTF-8 text; UTF-16
+// input is transcoded first, which keeps line numbers) in the input.
+type Pos struct {
+	Line, Column int
+}
+
 // Statement is any statement element: StmtSimple, StmtCond, StmtCursor,
 // StmtUseDb, StmtReceive, ExternalDistributedComputation, ...
 type Statement struct {
 	Kind   string // the element name, e.g. "StmtSimple"
 	Batch  int    // 1-based index of the enclosing batch
 	Parent *Statement
+	// Pos is where the statement's start tag is in the input.
+	Pos Pos
 
 	ID                    int    // StatementId (0 when absent)
 	CompID                int    // StatementCompId
@@ -287,6 +295,7 @@ func (c ColumnRef) IsParameter() bool { return len(c.Column) > 0 && c.Column[0] 
 // RelOp is one operator of the plan tree.
 type RelOp struct {
 	NodeID     int
+	Pos        Pos // where the RelOp start tag is in the input
 	PhysicalOp string
 	LogicalOp  string
 

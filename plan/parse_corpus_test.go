@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"testing"
 
@@ -88,24 +89,52 @@ func utf8Text(tb testing.TB, b []byte) []byte {
 	return out
 }
 
-// countRelOps counts RelOp start tags with a plain encoding/xml token loop.
-func countRelOps(tb testing.TB, text []byte) int {
+// relOpPositions lists the line and column of every RelOp start tag, found
+// with a plain encoding/xml token loop and counted from byte offsets.
+func relOpPositions(tb testing.TB, text []byte) []Pos {
 	tb.Helper()
 	d := xml.NewDecoder(bytes.NewReader(text))
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	n := 0
+	var out []Pos
+	line, lineStart, counted := 1, 0, 0
 	for {
+		off := int(d.InputOffset())
 		tok, err := d.RawToken()
 		if err == io.EOF {
-			return n
+			return out
 		}
 		if err != nil {
 			tb.Fatalf("token loop: %v", err)
 		}
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "RelOp" {
-			n++
+			for i := counted; i < off; i++ {
+				if text[i] == '\n' {
+					line, lineStart = line+1, i+1
+				}
+			}
+			counted = off
+			out = append(out, Pos{Line: line, Column: off - lineStart + 1})
 		}
 	}
+}
+
+// modelPositions lists the positions of every RelOp in the model, sorted.
+func modelPositions(doc *Document) []Pos {
+	var out []Pos
+	for _, s := range doc.Statements() {
+		for _, q := range s.Plans() {
+			for _, n := range q.Nodes {
+				out = append(out, n.Pos)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Column < out[j].Column
+	})
+	return out
 }
 
 // modelNodes sums len(Nodes) over every plan reachable in the document.
@@ -130,9 +159,17 @@ func TestCorpusPlans(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			want := countRelOps(t, utf8Text(t, raw))
+			positions := relOpPositions(t, utf8Text(t, raw))
+			want := len(positions)
 			if got := modelNodes(doc); got != want {
 				t.Errorf("model has %d RelOps in Nodes, the file has %d", got, want)
+			} else if got := modelPositions(doc); !reflect.DeepEqual(got, positions) {
+				for i := range got {
+					if got[i] != positions[i] {
+						t.Errorf("RelOp %d of %d is at %+v in the model, %+v in the file", i+1, want, got[i], positions[i])
+						break
+					}
+				}
 			}
 			total += want
 			checkTree(t, doc)
@@ -267,7 +304,7 @@ func TestCorpusOdd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want, got := countRelOps(t, utf8Text(t, raw)), modelNodes(doc); got != want {
+			if want, got := len(relOpPositions(t, utf8Text(t, raw))), modelNodes(doc); got != want {
 				t.Errorf("model has %d RelOps in Nodes, the file has %d", got, want)
 			}
 		})

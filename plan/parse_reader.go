@@ -108,6 +108,12 @@ func (p *parser) push() error {
 	return nil
 }
 
+// startPos is the position of the start tag just read.
+func (p *parser) startPos() Pos {
+	line, col := p.s.position(p.s.tokenOffset())
+	return Pos{Line: line, Column: col}
+}
+
 // pop closes the innermost element at the end tag just read.
 func (p *parser) pop() error {
 	top := p.stack[len(p.stack)-1]

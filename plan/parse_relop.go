@@ -10,7 +10,7 @@ import (
 // the current plan's Nodes and to parent's Children as soon as its start tag
 // is seen, which yields pre-order in document order.
 func (p *parser) relOp(se element, parent *RelOp) (*RelOp, error) {
-	op := &RelOp{Parent: parent}
+	op := &RelOp{Parent: parent, Pos: p.startPos()}
 	for _, a := range se.attrs {
 		v := a.value
 		switch string(a.local) {

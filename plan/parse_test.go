@@ -422,6 +422,7 @@ func TestStatementAttributes(t *testing.T) {
 		TemplatePlanGuideName: "tpg", TemplatePlanGuideDB: "tdb", SecurityPolicyApplied: true}
 	got := *s
 	got.SetOptions = nil
+	got.Pos = Pos{} // TestPositions checks positions
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("statement\n got %+v\nwant %+v", got, want)
 	}
@@ -796,3 +797,31 @@ func TestBooleanSpellings(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestPositions(t *testing.T) {
+	doc := "\uFEFF<ShowPlanXML " + nsAttr + ` Version="1.564" Build="16.0.1000.6">` + "\n" +
+		"<BatchSequence><Batch><Statements>\r\n" +
+		`  <StmtSimple StatementText="SELECT 'é'" StatementId="1"><QueryPlan>` + "\n" +
+		`    <RelOp NodeId="0" PhysicalOp="Top" LogicalOp="Top"><Top>` + `<RelOp NodeId="1" PhysicalOp="Table Scan" LogicalOp="Table Scan"/>` + "\n" +
+		"</Top></RelOp></QueryPlan></StmtSimple><!-- é --><StmtSimple StatementText=\"x\" StatementId=\"2\"/>\n" +
+		"</Statements></Batch></BatchSequence></ShowPlanXML>"
+	for _, v := range []struct {
+		name string
+		data []byte
+	}{{"UTF-8 with BOM", []byte(doc)}, {"UTF-16LE", encodeUTF16(doc[len("\uFEFF"):], false, true)}} {
+		t.Run(v.name, func(t *testing.T) {
+			d, err := Parse(strings.NewReader(string(v.data)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss := d.Statements()
+			root := ss[0].QueryPlan.Root
+			got := []Pos{ss[0].Pos, root.Pos, root.Children[0].Pos, ss[1].Pos}
+			// Columns count UTF-8 bytes: 'é' is two.
+			want := []Pos{{3, 3}, {4, 5}, {4, 61}, {5, 51}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("positions %v, want %v", got, want)
+			}
+		})
+	}
+}
