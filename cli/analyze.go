@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/planlint/planlint/catalog"
@@ -29,15 +30,49 @@ func errorFile(path string, err error) *report.File {
 
 // document analyses a parsed document.
 func (a *analyzer) document(path string, doc *plan.Document) (*report.File, error) {
-	fs, err := rules.Analyze(doc, a.catalog, a.config)
-	if err != nil {
-		return nil, err
+	f := &report.File{Path: path, Statements: report.Summarize(doc), Findings: []*report.Finding{}}
+	for i, s := range doc.Statements() {
+		fs, err := rules.AnalyzeStatement(doc, s, a.catalog, a.config)
+		if err != nil {
+			return nil, err
+		}
+		f.Findings = append(f.Findings, locateInPlan(path, s, fs)...)
+		f.Statements[i].Location = planLocation(path, s.Pos)
 	}
-	f := &report.File{Path: path, Statements: report.Summarize(doc), Findings: report.Wrap(fs)}
+	sortByStatement(f.Findings)
 	if a.keepPlans {
 		f.Plans = []*plan.Document{doc}
 	}
 	return f, nil
+}
+
+// sortByStatement orders findings as rules.SortFindings does.
+func sortByStatement(fs []*report.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return rules.Less(fs[i].Finding, fs[j].Finding) })
+}
+
+// locateInPlan points findings at their element in the plan file: the
+// operator's RelOp, else the statement.
+func locateInPlan(path string, s *plan.Statement, fs []rules.Finding) []*report.Finding {
+	out := report.Wrap(fs)
+	for _, x := range out {
+		pos := s.Pos
+		if x.NodeID != nil {
+			if n := s.Node(*x.NodeID, x.CursorOperation()); n != nil {
+				pos = n.Pos
+			}
+		}
+		x.Location = planLocation(path, pos)
+	}
+	return out
+}
+
+// planLocation is the location of a start tag in a plan file.
+func planLocation(path string, p plan.Pos) *report.Location {
+	if p.Line < 1 {
+		return nil
+	}
+	return &report.Location{Path: path, StartLine: p.Line, StartCol: p.Column, EndLine: p.Line, EndCol: p.Column}
 }
 
 // stream parses r statement by statement, analysing each one as it
@@ -52,7 +87,7 @@ func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
 		return a.document(path, doc)
 	}
 	f := &report.File{Path: path}
-	var findings []rules.Finding
+	var findings []*report.Finding
 	actual := false
 	doc := &plan.Document{}
 	_, err := plan.Stream(r, a.limits, func(top *plan.Statement) error {
@@ -61,10 +96,11 @@ func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
 			if err != nil {
 				return err
 			}
-			findings = append(findings, fs...)
+			findings = append(findings, locateInPlan(path, s, fs)...)
 			actual = actual || s.IsActual()
 			sum := report.SummarizeStatement(s, "")
 			sum.Source = nil // let the statement go
+			sum.Location = planLocation(path, s.Pos)
 			f.Statements = append(f.Statements, sum)
 		}
 		return nil
@@ -83,8 +119,8 @@ func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
 	for _, s := range f.Statements {
 		s.Kind = kind
 	}
-	rules.SortFindings(findings)
-	f.Findings = report.Wrap(findings)
+	sortByStatement(findings)
+	f.Findings = findings
 	return f, nil
 }
 

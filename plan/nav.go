@@ -40,6 +40,25 @@ func (s *Statement) Plans() []LabeledPlan {
 	return out
 }
 
+// Node returns the operator with NodeId id among the statement's plans:
+// the one in the plan labelled label when there is one, else the first.
+func (s *Statement) Node(id int, label string) *RelOp {
+	var first *RelOp
+	for _, q := range s.Plans() {
+		n := q.Node(id)
+		if n == nil {
+			continue
+		}
+		if label != "" && q.Label == label {
+			return n
+		}
+		if first == nil {
+			first = n
+		}
+	}
+	return first
+}
+
 // LabeledPlan is a QueryPlan with the cursor operation it belongs to.
 type LabeledPlan struct {
 	Label string

@@ -448,7 +448,7 @@ func findingStatement(f *File, x *Finding) *Statement {
 
 // findingOperator is the operator a finding names, when the plan is kept.
 // A cursor statement has one plan per operation; evidence naming the
-// operation picks the plan, else the first plan holding the node wins.
+// operation picks the plan.
 func findingOperator(f *File, x *Finding) *plan.RelOp {
 	if x.NodeID == nil {
 		return nil
@@ -457,21 +457,7 @@ func findingOperator(f *File, x *Finding) *plan.RelOp {
 	if s == nil || s.Source == nil {
 		return nil
 	}
-	label, _ := x.Evidence["cursor_operation"].(string)
-	var first *plan.RelOp
-	for _, q := range s.Source.Plans() {
-		n := q.Node(*x.NodeID)
-		if n == nil {
-			continue
-		}
-		if label != "" && q.Label == label {
-			return n
-		}
-		if first == nil {
-			first = n
-		}
-	}
-	return first
+	return s.Source.Node(*x.NodeID, x.CursorOperation())
 }
 
 // isPseudoPath reports names such as "<stdin>" that are not files.

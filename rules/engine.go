@@ -180,26 +180,29 @@ func Analyze(doc *plan.Document, cat *catalog.Catalog, cfg *Config) ([]Finding, 
 // SortFindings orders findings by batch, statement, node (statement-level
 // first), then rule code, keeping the rule's own order otherwise.
 func SortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Batch != b.Batch {
-			return a.Batch < b.Batch
-		}
-		if a.StatementID != b.StatementID {
-			return a.StatementID < b.StatementID
-		}
-		an, bn := -1, -1
-		if a.NodeID != nil {
-			an = *a.NodeID
-		}
-		if b.NodeID != nil {
-			bn = *b.NodeID
-		}
-		if an != bn {
-			return an < bn
-		}
-		return a.Code < b.Code
-	})
+	sort.SliceStable(fs, func(i, j int) bool { return Less(fs[i], fs[j]) })
+}
+
+// Less orders findings by batch, statement, node (statement-level first)
+// and rule code.
+func Less(a, b Finding) bool {
+	if a.Batch != b.Batch {
+		return a.Batch < b.Batch
+	}
+	if a.StatementID != b.StatementID {
+		return a.StatementID < b.StatementID
+	}
+	an, bn := -1, -1
+	if a.NodeID != nil {
+		an = *a.NodeID
+	}
+	if b.NodeID != nil {
+		bn = *b.NodeID
+	}
+	if an != bn {
+		return an < bn
+	}
+	return a.Code < b.Code
 }
 
 // Max returns the highest severity among the findings (0 when none).

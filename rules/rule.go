@@ -111,6 +111,13 @@ type Finding struct {
 	Evidence map[string]any `json:"evidence,omitempty"`
 }
 
+// CursorOperation is the cursor operation whose plan holds the finding's
+// node ("" for a statement's own plan).
+func (f Finding) CursorOperation() string {
+	label, _ := f.Evidence["cursor_operation"].(string)
+	return label
+}
+
 // Node returns a pointer to id, for Finding.NodeID.
 func Node(id int) *int { return &id }
 
