@@ -73,6 +73,9 @@ type htmlFile struct {
 	Statements []*htmlStatement
 	Loose      []*htmlFinding // findings whose statement is not in the file's summaries
 	Counts     string
+	// Runtime and RuntimeText describe a statement pulled from the plan
+	// cache or Query Store.
+	Runtime, RuntimeText string
 }
 
 type htmlStatement struct {
@@ -166,8 +169,17 @@ func buildHTMLPage(r *Report, opt HTMLOptions) *htmlPageData {
 
 func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 	hf := &htmlFile{ID: fmt.Sprintf("f%d", fi), Path: displayPath(opt.BaseDir, f.Path)}
+	if rt := f.Runtime(); rt != nil {
+		hf.Runtime = RuntimeLine(rt)
+		if rt.Database != "" {
+			hf.Runtime = "[" + rt.Database + "] " + hf.Runtime
+		}
+	}
 	if f.Error != nil {
 		hf.Failed, hf.Error = true, *f.Error
+		if hf.Runtime != "" && len(f.Statements) > 0 {
+			hf.RuntimeText = strings.TrimSpace(f.Statements[0].Text)
+		}
 		return hf
 	}
 	var e, w, i int

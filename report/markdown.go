@@ -79,7 +79,11 @@ func Markdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 	var failed []string
 	for _, f := range src.Files {
 		if f.Error != nil {
-			failed = append(failed, fmt.Sprintf("- %s: %s\n", markdownPath(displayPath(opt.BaseDir, f.Path)), markdownCell(*f.Error)))
+			line := fmt.Sprintf("- %s: %s", markdownPath(displayPath(opt.BaseDir, f.Path)), markdownCell(*f.Error))
+			if rt := f.Runtime(); rt != nil {
+				line += " (" + markdownCell(runtimeBrief(rt)) + ")"
+			}
+			failed = append(failed, line+"\n")
 		}
 	}
 	footer := markdownFooter(src, opt)
@@ -253,6 +257,9 @@ func markdownLocation(f *File, x *Finding, opt MarkdownOptions) string {
 	}
 	p := displayPath(opt.BaseDir, path)
 	if loc == nil || loc.StartLine < 1 {
+		if rt := f.Runtime(); rt != nil {
+			return markdownPath(p) + "<br>" + markdownCell(runtimeBrief(rt))
+		}
 		return markdownPath(p)
 	}
 	text := markdownPath(fmt.Sprintf("%s:%d", p, loc.StartLine))

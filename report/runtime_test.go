@@ -125,3 +125,57 @@ func TestSnippet(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedFormatsRuntime: the shared formats carry the figures of pulled
+// statements too, including one whose plan could not be read.
+func TestSharedFormatsRuntime(t *testing.T) {
+	var md bytes.Buffer
+	if err := Markdown(&md, runtimeReport(), MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"`cache:0x5C3B plan 0xA47E`<br>1,204 executions, avg CPU 2.834 ms, avg duration 4.236 ms, avg reads 10,254 |",
+		"no plan: sys.query\\_store\\_plan.query\\_plan is NULL (1 execution, avg CPU 0.5 ms",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+
+	var page bytes.Buffer
+	if err := HTML(&page, runtimeReport(), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<p class="runtime">[WorkDb] 1,204 executions · CPU 3,412 ms (avg 2.834, max 40)`,
+		`<p class="runtime">[WorkDb] query 42 plan 11, forced, Query Variant Plan of query 40`,
+		`<pre>DELETE dbo.Work WHERE Status = ?</pre>`, // redacted like every statement text
+	} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+	if n := strings.Count(page.String(), `<p class="runtime">`); n != 2 {
+		t.Errorf("%d runtime lines in html, want 2 (the plan file has none)", n)
+	}
+
+	var sarif bytes.Buffer
+	if err := SARIF(&sarif, runtimeReport(), SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Properties struct {
+					Runtime map[string]any `json:"runtime"`
+				} `json:"properties"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if rt := log.Runs[0].Results[0].Properties.Runtime; rt["executions"] != 1204.0 || rt["query_hash"] != "0x5C3B" {
+		t.Errorf("sarif result runtime %v", rt)
+	}
+}

@@ -366,6 +366,9 @@ func findingProperties(f *File, x *Finding) map[string]any {
 	if len(x.Evidence) > 0 {
 		p["evidence"] = x.Evidence
 	}
+	if s := findingStatement(f, x); s != nil && s.Runtime != nil {
+		p["runtime"] = s.Runtime
+	}
 	return p
 }
 

@@ -157,6 +157,12 @@ func Snippet(text string, limit int) string {
 	return s
 }
 
+// runtimeBrief is the few runtime figures that rank a pulled statement.
+func runtimeBrief(rt *Runtime) string {
+	return fmt.Sprintf("%s %s, avg CPU %s ms, avg duration %s ms, avg reads %s", FormatCount(float64(rt.Executions)),
+		plural(int(min(rt.Executions, 2)), "execution"), fmtFloat(rt.AvgCPUMs), fmtFloat(rt.AvgDurationMs), fmtFloat(rt.AvgLogicalReads))
+}
+
 // RuntimeLine renders runtime figures on one line.
 func RuntimeLine(rt *Runtime) string {
 	var parts []string
