@@ -38,7 +38,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.format, "format", "text", "output format on stdout: "+strings.Join(reportFormats, ", "))
 	fl.StringArrayVar(&o.outputs, "output", nil, "also write the report in FORMAT to PATH: FORMAT=PATH (repeatable)")
-	fl.StringVar(&o.failOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning, info or none (default: the config file's fail_on, else error)")
+	fl.StringVar(&o.failOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning, info or none; the config file's fail_on when not given")
 	fl.BoolVar(&o.tree, "tree", false, "print each statement's operator tree (text format)")
 	fl.BoolVar(&o.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (sarif, github, markdown, html)")
 	fl.StringVar(&o.baseline, "baseline", "", "hide findings recorded in this baseline file; fail only on new ones")

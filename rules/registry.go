@@ -15,5 +15,6 @@ func All() []*Rule {
 		FilteredIndexUnusedLiteral,
 		QueueClaimNotAtomic,
 		FilterDefinitionUnparsed,
+		FilteredStatisticsStale,
 	}
 }
