@@ -55,6 +55,6 @@ func benchRequest(b *testing.B, name string) sqlscript.Request {
 func BenchmarkCatalogSQL(b *testing.B) {
 	tables := []TableName{{Schema: "dbo", Name: "Work"}, {Schema: "dbo", Name: "Customer"}, {Schema: "queue", Name: "Outbox"}}
 	for b.Loop() {
-		catalogSQL(tables)
+		catalogSQL(tables, true)
 	}
 }

@@ -245,6 +245,13 @@ func (v version) atLeast(major, minor, build int) bool {
 // Instance (8): they report an old version number but have every column.
 func (i ServerInfo) cloud() bool { return i.EngineEdition == 5 || i.EngineEdition == 8 }
 
+// hasStatsProperties reports whether sys.dm_db_stats_properties exists:
+// SQL Server 2012 SP1 (and 2008 R2 SP2, which planlint does not single out)
+// and later, and the cloud editions.
+func (i ServerInfo) hasStatsProperties() bool {
+	return i.cloud() || parseVersion(i.ProductVersion).atLeast(11, 0, 3000)
+}
+
 // cacheShape says which optional sys.dm_exec_query_stats columns the
 // server has.
 type cacheShape struct {

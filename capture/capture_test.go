@@ -336,6 +336,11 @@ func TestForcedParameterization(t *testing.T) {
 // read twice.
 func TestCatalogFactsInOneBatch(t *testing.T) {
 	cat := capturetest.QueueCatalog(t)
+	work := cat.FindTable("", "dbo", "Work")
+	work.Clustered().Size = &catalog.IndexSize{Rows: 5_000_000, UsedPages: 384_615}
+	pending := work.FindIndex("IX_Work_Pending")
+	pending.Size = &catalog.IndexSize{Rows: 60_000, UsedPages: 193}
+	pending.Statistics = &catalog.StatisticsFacts{LastUpdated: "2025-11-01T02:00:14.87", Rows: 200, RowsSampled: 200, ModificationCounter: 61_500}
 	srv := queueServer(t, capturetest.Config{Catalog: cat,
 		Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/claim-racy.sqlplan"), RPCPlan: true}.Handler()})
 	s := openSession(t, srv, SessionOptions{})
@@ -351,6 +356,9 @@ func TestCatalogFactsInOneBatch(t *testing.T) {
 	}
 	if got := capturetest.RequestedTables(batches[0].SQL); len(got) != 1 || got[0] != [2]string{"dbo", "Work"} {
 		t.Errorf("requested tables = %q", got)
+	}
+	if !strings.Contains(batches[0].SQL, "sys.dm_db_stats_properties(i.object_id, i.index_id)") {
+		t.Errorf("the catalog batch does not read the statistics' freshness:\n%s", batches[0].SQL)
 	}
 	// The facts read back equal the script's, apart from the database.
 	for _, tb := range cat.Tables {
@@ -377,7 +385,7 @@ func TestCatalogFactsInOneBatch(t *testing.T) {
 // and brackets in them cannot change the batch.
 func TestCatalogSQLEscapesNames(t *testing.T) {
 	tables := []TableName{{Schema: "dbo", Name: "Work"}, {Schema: "we'ird]", Name: "x'); DROP TABLE t; --"}, {Schema: "", Name: "Ünï"}}
-	sql := catalogSQL(tables)
+	sql := catalogSQL(tables, true)
 	got := capturetest.RequestedTables(sql)
 	if len(got) != 3 || got[1] != [2]string{"we'ird]", "x'); DROP TABLE t; --"} || got[2] != [2]string{"", "Ünï"} {
 		t.Fatalf("names read back = %q", got)
@@ -395,7 +403,7 @@ func TestCatalogSQLEscapesNames(t *testing.T) {
 		}
 		return b.String()
 	}
-	if strip(sql) != strip(catalogSQL([]TableName{{"", "a", "b"}, {"", "c", "d"}, {"", "e", "f"}})) {
+	if strip(sql) != strip(catalogSQL([]TableName{{"", "a", "b"}, {"", "c", "d"}, {"", "e", "f"}}, true)) {
 		t.Error("names changed the code of the batch")
 	}
 }
@@ -448,5 +456,23 @@ func TestCatalogAnswerChecked(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCatalogWithoutStatsProperties: before SQL Server 2012 SP1 the batch
+// does not name sys.dm_db_stats_properties, which would fail it.
+func TestCatalogWithoutStatsProperties(t *testing.T) {
+	srv := queueServer(t, capturetest.Config{ProductVersion: "10.50.4000.0",
+		Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/literal.sqlplan")}.Handler()})
+	s := openSession(t, srv, SessionOptions{})
+	if _, err := s.Explain(testContext(t), fixtureRequest(t, "literal"), CaptureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	batches := requestsOf(srv, capturetest.KindCatalog)
+	if len(batches) != 1 {
+		t.Fatalf("%d catalog batches", len(batches))
+	}
+	if strings.Contains(batches[0].SQL, "dm_db_stats_properties") || !strings.Contains(batches[0].SQL, "CAST(NULL AS bigint) AS modification_counter") {
+		t.Errorf("catalog batch for SQL Server 2008 R2:\n%s", batches[0].SQL)
 	}
 }

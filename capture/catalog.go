@@ -82,9 +82,13 @@ const catalogMarker = "-- planlint: catalog facts"
 func nLiteral(s string) string { return "N'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // catalogSQL is the batch that reads the facts of the given tables of the
-// current database: their columns, indexes and index columns, as three
-// result sets. Names travel as N'…' literals, never as SQL text.
-func catalogSQL(tables []TableName) string {
+// current database: their columns, indexes (with their size and, when
+// withStats, sys.dm_db_stats_properties of their statistics) and index
+// columns, as three result sets. Names travel as N'…' literals, never as
+// SQL text. Every view it reads needs only metadata visibility of the
+// tables; the statistics function returns no row where the login may not
+// read them.
+func catalogSQL(tables []TableName, withStats bool) string {
 	values := make([]string, len(tables))
 	for i, t := range tables {
 		values[i] = "(" + nLiteral(t.Schema) + ", " + nLiteral(t.Name) + ")"
@@ -93,6 +97,13 @@ func catalogSQL(tables []TableName) string {
 JOIN sys.tables AS t ON t.object_id = p.object_id
 JOIN sys.schemas AS s ON s.schema_id = t.schema_id
 `
+	stats := `SELECT CAST(sp.last_updated AS datetime2(3)) AS last_updated, CAST(sp.rows AS bigint) AS rows,
+        CAST(sp.rows_sampled AS bigint) AS rows_sampled, CAST(sp.modification_counter AS bigint) AS modification_counter
+    FROM sys.dm_db_stats_properties(i.object_id, i.index_id) AS sp`
+	if !withStats {
+		stats = `SELECT CAST(NULL AS datetime2(3)) AS last_updated, CAST(NULL AS bigint) AS rows,
+        CAST(NULL AS bigint) AS rows_sampled, CAST(NULL AS bigint) AS modification_counter`
+	}
 	return catalogMarker + `
 SET NOCOUNT ON;
 DECLARE @planlint_tables TABLE (object_id int NOT NULL PRIMARY KEY);
@@ -108,8 +119,15 @@ SELECT s.name AS schema_name, t.name AS table_name, c.name AS column_name, ty.na
 JOIN sys.types AS ty ON ty.user_type_id = c.user_type_id
 ORDER BY s.name, t.name, c.column_id;
 SELECT s.name AS schema_name, t.name AS table_name, i.index_id, i.name AS index_name, i.type_desc,
-    i.is_unique, i.is_primary_key, i.is_disabled, i.has_filter, i.filter_definition
+    i.is_unique, i.is_primary_key, i.is_disabled, i.has_filter, i.filter_definition,
+    sz.row_count, sz.used_pages, st.last_updated, st.rows, st.rows_sampled, st.modification_counter
 ` + from + `JOIN sys.indexes AS i ON i.object_id = t.object_id
+OUTER APPLY (SELECT SUM(pa.rows) AS row_count,
+        (SELECT SUM(au.used_pages) FROM sys.partitions AS pu
+         JOIN sys.allocation_units AS au ON au.container_id = pu.partition_id
+         WHERE pu.object_id = i.object_id AND pu.index_id = i.index_id) AS used_pages
+    FROM sys.partitions AS pa WHERE pa.object_id = i.object_id AND pa.index_id = i.index_id) AS sz
+OUTER APPLY (` + stats + `) AS st
 WHERE i.index_id > 0 AND i.is_hypothetical = 0
 ORDER BY s.name, t.name, i.index_id;
 SELECT s.name AS schema_name, t.name AS table_name, ic.index_id, c.name AS column_name,
@@ -137,7 +155,7 @@ func (s *Session) readCatalog(ctx context.Context, tables []TableName) error {
 	}
 	const step = "reading catalog facts"
 	qctx, done := s.timed(ctx)
-	rows, err := s.conn.QueryContext(qctx, catalogSQL(todo))
+	rows, err := s.conn.QueryContext(qctx, catalogSQL(todo, s.Info.hasStatsProperties()))
 	if err != nil {
 		return s.fail(err, step, done())
 	}
@@ -206,7 +224,10 @@ func (s *Session) scanCatalog(rows *sql.Rows) ([]*catalog.Table, error) {
 		var id int
 		var ixName, filter sql.NullString
 		var unique, pk, disabled, hasFilter sql.NullBool
-		if err := rows.Scan(&schema, &name, &id, &ixName, &typ, &unique, &pk, &disabled, &hasFilter, &filter); err != nil {
+		var rowCount, usedPages, statsRows, statsSampled, modifications sql.NullInt64
+		var statsUpdated sql.NullTime
+		if err := rows.Scan(&schema, &name, &id, &ixName, &typ, &unique, &pk, &disabled, &hasFilter, &filter,
+			&rowCount, &usedPages, &statsUpdated, &statsRows, &statsSampled, &modifications); err != nil {
 			return nil, bad("unexpected index row: %v", err)
 		}
 		t := table(schema, name)
@@ -219,6 +240,16 @@ func (s *Session) scanCatalog(rows *sql.Rows) ([]*catalog.Table, error) {
 				ix.FilterError = err.Error()
 			} else {
 				ix.Filter = f
+			}
+		}
+		if rowCount.Valid {
+			ix.Size = &catalog.IndexSize{Rows: rowCount.Int64, UsedPages: usedPages.Int64}
+		}
+		if statsRows.Valid {
+			ix.Statistics = &catalog.StatisticsFacts{Rows: statsRows.Int64, RowsSampled: statsSampled.Int64,
+				ModificationCounter: modifications.Int64}
+			if statsUpdated.Valid {
+				ix.Statistics.LastUpdated = statsUpdated.Time.Format("2006-01-02T15:04:05.999")
 			}
 		}
 		t.Indexes = append(t.Indexes, ix)

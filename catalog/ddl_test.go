@@ -44,6 +44,12 @@ func describeIndex(ix *Index) string {
 			b.WriteString(" => error")
 		}
 	}
+	if ix.Size != nil {
+		fmt.Fprintf(&b, " size %d rows %d pages", ix.Size.Rows, ix.Size.UsedPages)
+	}
+	if s := ix.Statistics; s != nil {
+		fmt.Fprintf(&b, " stats %s %d/%d rows %d modifications", s.LastUpdated, s.RowsSampled, s.Rows, s.ModificationCounter)
+	}
 	return b.String()
 }
 

@@ -24,6 +24,9 @@ func factsCatalog() *Catalog {
 	c.Server = &Server{ProductVersion: "16.0.4215.2", MajorVersion: 16, Edition: "Developer Edition (64-bit)", EngineEdition: 3}
 	c.Databases[0].ParameterizationForced = true
 	c.Databases[0].SnapshotIsolation = "ON"
+	pending := c.Tables[0].FindIndex("IX_Work_Pending")
+	pending.Size = &IndexSize{Rows: 60000, UsedPages: 193}
+	pending.Statistics = &StatisticsFacts{LastUpdated: "2025-11-01T02:00:14.87", Rows: 200, RowsSampled: 200, ModificationCounter: 61500}
 	return c
 }
 

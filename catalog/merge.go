@@ -140,6 +140,14 @@ func copyIndex(ix *Index) *Index {
 	ic := *ix
 	ic.Keys = append([]IndexColumn(nil), ix.Keys...)
 	ic.Includes = append([]string(nil), ix.Includes...)
+	if ix.Size != nil {
+		sz := *ix.Size
+		ic.Size = &sz
+	}
+	if ix.Statistics != nil {
+		st := *ix.Statistics
+		ic.Statistics = &st
+	}
 	if ix.Filter != nil {
 		f := &Filter{}
 		for _, cj := range ix.Filter.Conjuncts {

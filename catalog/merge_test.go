@@ -20,6 +20,12 @@ func TestMerge(t *testing.T) {
 				{Name: "IX_Work_Status", Type: "NONCLUSTERED", Keys: []IndexColumn{{Name: "Status"}}},
 			}}},
 	}
+	sized := &Catalog{Tables: []*Table{{Database: "Shop", Schema: "dbo", Name: "Work", Indexes: []*Index{
+		{Name: "IX_Work_Sized", Type: "NONCLUSTERED", Keys: []IndexColumn{{Name: "Status"}},
+			Size:       &IndexSize{Rows: 200, UsedPages: 3},
+			Statistics: &StatisticsFacts{LastUpdated: "2025-11-01T02:00:14.87", Rows: 200, RowsSampled: 200, ModificationCounter: 7}},
+	}}}}
+	server.Merge(sized)
 	script, diags := parse(t, `CREATE TABLE dbo.Work (WorkId bigint, Status int NOT NULL, Payload nvarchar(max))
 CREATE INDEX IX_Work_Status ON dbo.Work (Status) WHERE Status = 0
 CREATE INDEX IX_Work_New ON dbo.Work (Status, WorkId)
@@ -38,6 +44,7 @@ CREATE TABLE dbo.Other (a int)`)
 		"col Payload nvarchar(max) -1",
 		"index PK_Work CLUSTERED (WorkId)",
 		"index IX_Work_Status NONCLUSTERED (Status) where Status = 0 => Status = 0",
+		"index IX_Work_Sized NONCLUSTERED (Status) size 200 rows 3 pages stats 2025-11-01T02:00:14.87 200/200 rows 7 modifications",
 		"index IX_Work_New NONCLUSTERED (Status, WorkId)",
 		"table .dbo.Other",
 		"col a int 4",
@@ -59,6 +66,8 @@ CREATE TABLE dbo.Other (a int)`)
 	script.Tables[0].Indexes[0].Keys[0].Name = "changed"
 	script.Tables[0].Indexes[0].Filter.Conjuncts[0].Values[0] = "9"
 	script.Tables[1].Name = "Renamed"
+	sized.Tables[0].Indexes[0].Size.Rows = 1
+	sized.Tables[0].Indexes[0].Statistics.ModificationCounter = 1
 	if got := describeCatalog(server); !reflect.DeepEqual(got, want) {
 		t.Errorf("changing the source changed the merge:\n%s", strings.Join(got, "\n"))
 	}

@@ -73,6 +73,31 @@ type Index struct {
 	// the filter could not be parsed (then FilterError says why).
 	Filter      *Filter `json:"-"`
 	FilterError string  `json:"-"`
+	// Size is how big the index is now; nil when unknown (scripts).
+	Size *IndexSize `json:"size,omitempty"`
+	// Statistics describe the freshness of the index's statistics; nil when
+	// unknown (scripts, servers before SQL Server 2012 SP1, or a login that
+	// may not read them).
+	Statistics *StatisticsFacts `json:"statistics,omitempty"`
+}
+
+// IndexSize is an index's current size (sys.partitions and
+// sys.allocation_units, summed over partitions).
+type IndexSize struct {
+	Rows      int64 `json:"rows"`
+	UsedPages int64 `json:"used_pages"`
+}
+
+// StatisticsFacts are sys.dm_db_stats_properties of an index's statistics.
+type StatisticsFacts struct {
+	// LastUpdated is when the statistics were built, as the server's local
+	// time in ISO 8601 (like StatisticsInfo/@LastUpdate in plans).
+	LastUpdated string `json:"last_updated,omitempty"`
+	// Rows is how many rows the index held when they were built.
+	Rows        int64 `json:"rows"`
+	RowsSampled int64 `json:"rows_sampled"`
+	// ModificationCounter counts modifications of the leading column since.
+	ModificationCounter int64 `json:"modification_counter"`
 }
 
 // IndexColumn is a key column of an index.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/planlint/planlint/capture/capturetest"
 	"github.com/planlint/planlint/capture/tdstest"
+	"github.com/planlint/planlint/catalog"
 )
 
 // runWith executes planlint in-process with the given environment
@@ -38,6 +39,8 @@ type scenario struct {
 	args   []string
 	cfg    func(t *testing.T) capturetest.Config
 	schema string // catalog script (default fixtures/queue/schema.sql)
+	// facts, when set, changes the catalog the server answers with.
+	facts func(*catalog.Catalog)
 }
 
 const forcedTemplate = "select top ( 20 ) WorkId , CreatedAt , CustomerId from dbo . Work where Status = @0 order by CreatedAt , WorkId"
@@ -66,6 +69,7 @@ func estimated(name string, rpcPlan bool) func(t *testing.T) capturetest.Config 
 func queueScenarios() []scenario {
 	return []scenario{
 		{name: "literal", sql: "fixtures/queue/literal.sql", cfg: estimated("literal", false)},
+		{name: "literal-backlog", sql: "fixtures/queue/literal.sql", cfg: estimated("literal", false), facts: backlogFacts},
 		{name: "param", sql: "fixtures/queue/param.sql", cfg: estimated("param", false)},
 		{name: "param-rpc-plan", sql: "fixtures/queue/param.sql", cfg: estimated("param", true)},
 		{name: "param-override", sql: "fixtures/queue/param.sql", args: []string{"--param", "@Status=1"}, cfg: estimated("param", true)},
@@ -94,6 +98,16 @@ func queueScenarios() []scenario {
 	}
 }
 
+// backlogFacts makes the server's catalog that of a backlog: the filtered
+// index holds 60,000 rows, its statistics still describe 200.
+func backlogFacts(c *catalog.Catalog) {
+	work := c.FindTable("", "dbo", "Work")
+	work.Clustered().Size = &catalog.IndexSize{Rows: 5_000_000, UsedPages: 384_615}
+	ix := work.FindIndex("IX_Work_Pending")
+	ix.Size = &catalog.IndexSize{Rows: 60_000, UsedPages: 193}
+	ix.Statistics = &catalog.StatisticsFacts{LastUpdated: "2025-11-01T02:00:14.87", Rows: 200, RowsSampled: 200, ModificationCounter: 61_500}
+}
+
 // start starts the scenario's fake server with the catalog of its schema.
 func (sc scenario) start(t *testing.T) *tdstest.Server {
 	t.Helper()
@@ -109,6 +123,9 @@ func (sc scenario) start(t *testing.T) *tdstest.Server {
 			t.Fatal(err)
 		}
 		cfg.Catalog = cat
+	}
+	if sc.facts != nil {
+		sc.facts(cfg.Catalog)
 	}
 	return capturetest.Start(t, cfg)
 }
@@ -132,6 +149,7 @@ func TestExplainExpectedFindings(t *testing.T) {
 	inRoot(t)
 	want := map[string][]string{
 		"literal":         {"PL204@5"},
+		"literal-backlog": {"PL204@5", "PL206@5"},
 		"param":           {"PL101@5", "PL103@5", "PL201@5", "PL204@5"},
 		"param-rpc-plan":  {"PL101@5", "PL103@5", "PL201@5", "PL204@5"},
 		"forced":          {"PL101@5", "PL103@5", "PL201@5", "PL204@5"},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -30,15 +31,19 @@ var FilteredStatisticsStale = &Rule{
 			"On a table of 50,000,000 rows that is about 223,607 modifications, so the statistics of an index holding 200 " +
 			"pending rows can keep describing a queue that drained or grew long ago, and the plans compiled from them keep " +
 			"the wrong join types, memory grants and access paths during a backlog.",
-		Evidence: "SQL Server 2017 CU3 and later write `OptimizerStatsUsage/StatisticsInfo` into each plan: the statistics " +
-			"the optimizer loaded, with `ModificationCount` (modifications since the last update, at compile time), " +
-			"`LastUpdate` and `SamplingPercent`. planlint takes the statistics that belong to a filtered index (the " +
-			"operator's `Object/@Filtered`, or a filter in the catalog facts) and the operator that reads that index. In " +
-			"an actual plan it reports them when that operator's actual rows differ from its estimate by `skew_factor` " +
-			"or more; in an estimated plan, when the modifications reach `modification_ratio` times the rows the " +
-			"operator expects (info). The message gives the automatic-update threshold computed from the operator's " +
-			"`TableCardinality`; a count past that threshold at compile time means automatic updates are off or " +
-			"asynchronous for the database.",
+		Evidence: "Two sources, used together when both are there. SQL Server 2017 CU3 and later write " +
+			"`OptimizerStatsUsage/StatisticsInfo` into each plan: the statistics the optimizer loaded, with " +
+			"`ModificationCount` (modifications since the last update, at compile time), `LastUpdate` and " +
+			"`SamplingPercent`. The catalog facts that `explain` reads (and `--save` keeps) add, per index, the rows it " +
+			"holds now (`sys.partitions`) and, from `sys.dm_db_stats_properties`, the rows it held when its statistics " +
+			"were built, the rows sampled and the modification counter. planlint takes the filtered indexes the plan " +
+			"reads (the operator's `Object/@Filtered`, or a filter in the catalog facts) and reports, as a warning, an " +
+			"operator of an actual plan whose rows differ from its estimate by `skew_factor` or more while the statistics " +
+			"show modifications or growth, or an index that holds `skew_factor` times more (or fewer) rows than when its " +
+			"statistics were built; and, at info level, an estimated plan whose statistics have `modification_ratio` " +
+			"times more modifications than the rows the operator expects. The message gives the automatic-update " +
+			"threshold computed from the table's rows (`TableCardinality`, or the clustered index's size); a count past " +
+			"that threshold at compile time means automatic updates are off or asynchronous for the database.",
 		Example: "`Index Scan` of `IX_Work_Pending` (`WHERE Status = 0`) estimated 200 rows and read 60,000 during a " +
 			"backlog; `StatisticsInfo Statistics=\"[IX_Work_Pending]\" ModificationCount=\"61500\"` on a 5,000,000-row " +
 			"table, whose automatic-update threshold is about 70,711 modifications.",
@@ -59,37 +64,55 @@ var FilteredStatisticsStale = &Rule{
 }
 
 func runFilteredStatisticsStale(p *Pass) {
-	minMods := p.Param("min_modifications")
 	for _, q := range p.Plans() {
-		for _, st := range q.Statistics {
-			if st.ModificationCount < minMods {
-				continue
-			}
-			readers := statisticsReaders(p, q.QueryPlan, st)
-			if len(readers) == 0 {
-				continue
-			}
-			if f, ok := staleStatisticsFinding(p, q, st, readers); ok {
+		for _, r := range filteredIndexReads(p, q.QueryPlan) {
+			if f, ok := staleStatisticsFinding(p, q, r); ok {
 				p.Report(f)
 			}
 		}
 	}
 }
 
-// statisticsReaders are the operators that read the filtered index the
-// statistics belong to.
-func statisticsReaders(p *Pass, q *plan.QueryPlan, st plan.StatisticsInfo) []*plan.RelOp {
-	table := plan.ObjectRef{Database: st.Database, Schema: st.Schema, Table: st.Table}
-	var out []*plan.RelOp
+// indexRead is a filtered index the plan reads, with what is known about
+// its statistics.
+type indexRead struct {
+	object  plan.ObjectRef
+	readers []*plan.RelOp
+	stats   *plan.StatisticsInfo // the plan's OptimizerStatsUsage entry; nil when absent
+	facts   *catalog.Index       // catalog facts; nil when unknown
+}
+
+// filteredIndexReads groups the seeks and scans of filtered indexes by
+// index.
+func filteredIndexReads(p *Pass, q *plan.QueryPlan) []*indexRead {
+	var out []*indexRead
 	for _, n := range q.Nodes {
 		if n.Access == nil || isWrite(n) || n.IsLookup() {
 			continue
 		}
 		o := n.Access.Object()
-		if !o.SameTable(table) || !strings.EqualFold(o.Index, st.Statistics) || !filteredIndex(p, o) {
+		if o.Index == "" || !filteredIndex(p, o) {
 			continue
 		}
-		out = append(out, n)
+		var r *indexRead
+		for _, x := range out {
+			if x.object.SameTable(o) && strings.EqualFold(x.object.Index, o.Index) {
+				r = x
+			}
+		}
+		if r == nil {
+			r = &indexRead{object: o}
+			for i, st := range q.Statistics {
+				if o.SameTable(plan.ObjectRef{Database: st.Database, Schema: st.Schema, Table: st.Table}) && strings.EqualFold(st.Statistics, o.Index) {
+					r.stats = &q.Statistics[i]
+				}
+			}
+			if t := findTable(p.Catalog, o); t != nil {
+				r.facts = t.FindIndex(o.Index)
+			}
+			out = append(out, r)
+		}
+		r.readers = append(r.readers, n)
 	}
 	return out
 }
@@ -120,77 +143,164 @@ func autoUpdateThreshold(rows float64, ceVersion int) float64 {
 	return t
 }
 
-func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, st plan.StatisticsInfo, readers []*plan.RelOp) (Finding, bool) {
-	reader, sk, measured := readers[0], skew{}, false
-	for _, n := range readers {
+// freshness is what is known about an index's statistics: from the
+// catalog (at capture time, consistent with the index's current size) when
+// it has them, else from the plan (at compile time).
+type freshness struct {
+	lastUpdate    string
+	sampled       float64 // percent; 0 when unknown
+	modifications float64
+	known         bool    // modifications known
+	fromPlan      bool    // counted at compile time (plan), not at capture (catalog)
+	builtRows     float64 // rows when built (catalog); -1 when unknown
+	nowRows       float64 // rows now (catalog); -1 when unknown
+}
+
+func (r *indexRead) freshness() freshness {
+	f := freshness{builtRows: -1, nowRows: -1}
+	if st := r.stats; st != nil {
+		f.lastUpdate, f.sampled, f.modifications, f.known, f.fromPlan = st.LastUpdate, st.SamplingPercent, st.ModificationCount, true, true
+	}
+	if fs := r.facts; fs != nil {
+		if st := fs.Statistics; st != nil {
+			f.lastUpdate, f.modifications, f.known, f.fromPlan = st.LastUpdated, float64(st.ModificationCounter), true, false
+			f.builtRows, f.sampled = float64(st.Rows), 0
+			if st.Rows > 0 {
+				f.sampled = 100 * float64(st.RowsSampled) / float64(st.Rows)
+			}
+		}
+		if fs.Size != nil {
+			f.nowRows = float64(fs.Size.Rows)
+		}
+	}
+	return f
+}
+
+func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, r *indexRead) (Finding, bool) {
+	skewMin, minRows := p.Param("skew_factor"), p.Param("min_rows")
+	fr := r.freshness()
+	stale := fr.known && fr.modifications >= p.Param("min_modifications")
+	growth := 0.0
+	if fr.builtRows >= 0 && fr.nowRows >= 0 && math.Max(fr.builtRows, fr.nowRows) >= minRows {
+		growth = math.Max(fr.builtRows, fr.nowRows) / math.Max(math.Min(fr.builtRows, fr.nowRows), 1)
+	}
+	reader, sk, measured := r.readers[0], skew{}, false
+	for _, n := range r.readers {
 		if s, ok := measureSkew(n); ok && (!measured || s.factor > sk.factor) {
 			reader, sk, measured = n, s, true
 		}
 	}
+
 	o := reader.Access.Object()
 	ev := objectEvidence(o)
-	ev["statistics"] = st.Statistics
-	ev["modification_count"] = int64(st.ModificationCount)
-	if st.LastUpdate != "" {
-		ev["last_update"] = st.LastUpdate
-	}
-	if st.SamplingPercent > 0 {
-		ev["sampling_percent"] = round(st.SamplingPercent, 2)
-	}
-	if q.Label != "" {
-		ev["cursor_operation"] = q.Label
-	}
-
+	ev["statistics"] = o.Index
 	var b strings.Builder
-	fmt.Fprintf(&b, "the statistics of filtered index %s on %s have %s modifications since their last update",
-		o.Index, o.TableName(false), count(st.ModificationCount))
-	if st.LastUpdate != "" {
-		fmt.Fprintf(&b, " (%s", st.LastUpdate)
-		if st.SamplingPercent > 0 {
-			fmt.Fprintf(&b, ", %g%% sampled", round(st.SamplingPercent, 2))
-		}
-		b.WriteString(")")
-	}
+	fmt.Fprintf(&b, "the statistics of filtered index %s on %s", o.Index, o.TableName(false))
 	sev := Info
-	if measured {
-		minRows := p.Param("min_rows")
-		if sk.factor < p.Param("skew_factor") || math.Max(sk.estAll, sk.actAll) < minRows || !sk.under && earlyTermination(reader) {
+	switch {
+	case measured:
+		if !stale && growth < skewMin || sk.factor < skewMin || math.Max(sk.estAll, sk.actAll) < minRows || !sk.under && earlyTermination(reader) {
 			return Finding{}, false
 		}
 		dir := map[bool]string{true: "under", false: "over"}[sk.under]
-		ev["estimated_rows"] = round(sk.estAll, 1)
-		ev["actual_rows"] = int64(sk.actAll)
-		ev["factor"] = round(sk.factor, 1)
-		ev["direction"] = dir
+		ev["estimated_rows"], ev["actual_rows"] = round(sk.estAll, 1), int64(sk.actAll)
+		ev["factor"], ev["direction"] = round(sk.factor, 1), dir
+		describeFreshness(&b, ev, fr)
 		fmt.Fprintf(&b, ", and %s (node %d) read %s rows where they predicted %s (%s× %s)",
 			reader.DisplayName(), reader.NodeID, count(sk.actAll), count(sk.estAll), count(sk.factor), dir)
 		sev = Warning
-	} else {
+	case growth >= skewMin:
+		ev["growth_factor"] = round(growth, 1)
+		describeFreshness(&b, ev, fr)
+		fmt.Fprintf(&b, "; the index holds %s rows now (%s× %s), so %s (node %d) is compiled for a subset of another size",
+			count(fr.nowRows), count(growth), map[bool]string{true: "more", false: "fewer"}[fr.nowRows > fr.builtRows], reader.DisplayName(), reader.NodeID)
+		sev = Warning
+	case stale && r.stats != nil && (fr.builtRows < 0 || fr.nowRows < 0): // size unknown: modifications hint at change
 		est := reader.EstimateRows
 		if reader.EstimateRowsWithoutRowGoal != nil {
 			est = *reader.EstimateRowsWithoutRowGoal
 		}
-		ratio := st.ModificationCount / math.Max(est, 1)
+		ratio := fr.modifications / math.Max(est, 1)
 		if ratio < p.Param("modification_ratio") {
 			return Finding{}, false
 		}
-		ev["estimated_rows"] = round(est, 1)
-		ev["modification_ratio"] = round(ratio, 1)
+		ev["estimated_rows"], ev["modification_ratio"] = round(est, 1), round(ratio, 1)
+		describeFreshness(&b, ev, fr)
 		fmt.Fprintf(&b, ", %s× the %s rows %s (node %d) expects from them", count(ratio), count(est), reader.DisplayName(), reader.NodeID)
+	default:
+		return Finding{}, false
 	}
-	if rows := reader.TableCardinality; rows > 0 {
-		t := autoUpdateThreshold(rows, p.Statement.CEModelVersion)
-		ev["table_rows"] = int64(rows)
-		ev["auto_update_threshold"] = int64(math.Round(t))
-		if st.ModificationCount < t {
-			fmt.Fprintf(&b, ": the automatic update waits for about %s modifications, a threshold computed from all %s rows of the table, not from the filtered subset",
-				count(t), count(rows))
-		} else {
-			fmt.Fprintf(&b, ": that is past the automatic-update threshold (about %s for the table's %s rows), so AUTO_UPDATE_STATISTICS is off or asynchronous for this database",
-				count(t), count(rows))
+	if q.Label != "" {
+		ev["cursor_operation"] = q.Label
+	}
+	describeThreshold(&b, ev, fr, tableRows(p, reader), p.Statement.CEModelVersion)
+	fix := fmt.Sprintf("UPDATE STATISTICS %s %s WITH FULLSCAN (cheap: the index holds only the active rows) from a job that runs as often as the queue turns over and after a backlog builds or drains",
+		o.TableName(false), o.Index)
+	return Finding{Severity: sev, NodeID: Node(reader.NodeID), Message: b.String(), Fix: fix, Evidence: ev}, true
+}
+
+// describeFreshness continues "the statistics of filtered index X" with
+// what is known of their age.
+func describeFreshness(b *strings.Builder, ev map[string]any, fr freshness) {
+	if fr.builtRows >= 0 {
+		fmt.Fprintf(b, " were built when it held %s rows", count(fr.builtRows))
+		ev["statistics_rows"] = int64(fr.builtRows)
+		if fr.known {
+			fmt.Fprintf(b, " and have counted %s modifications since", count(fr.modifications))
+		}
+	} else if fr.known {
+		fmt.Fprintf(b, " have %s modifications since their last update", count(fr.modifications))
+	}
+	if fr.known {
+		ev["modification_count"] = int64(fr.modifications)
+	}
+	if fr.nowRows >= 0 {
+		ev["index_rows"] = int64(fr.nowRows)
+	}
+	if fr.lastUpdate != "" {
+		ev["last_update"] = fr.lastUpdate
+		fmt.Fprintf(b, " (%s", fr.lastUpdate)
+		if fr.sampled > 0 {
+			ev["sampling_percent"] = round(fr.sampled, 2)
+			fmt.Fprintf(b, ", %g%% sampled", round(fr.sampled, 2))
+		}
+		b.WriteString(")")
+	}
+}
+
+// tableRows is the table's row count: the operator's TableCardinality,
+// else the catalog's size of the clustered index.
+func tableRows(p *Pass, n *plan.RelOp) float64 {
+	if n.TableCardinality > 0 {
+		return n.TableCardinality
+	}
+	if t := findTable(p.Catalog, n.Access.Object()); t != nil {
+		if c := t.Clustered(); c != nil && c.Size != nil {
+			return float64(c.Size.Rows)
 		}
 	}
-	fix := fmt.Sprintf("UPDATE STATISTICS %s %s WITH FULLSCAN (cheap: the index holds only the active rows) from a job that runs as often as the queue turns over and after a backlog builds or drains",
-		o.TableName(false), st.Statistics)
-	return Finding{Severity: sev, NodeID: Node(reader.NodeID), Message: b.String(), Fix: fix, Evidence: ev}, true
+	return 0
+}
+
+// describeThreshold ends the message with the automatic-update threshold
+// of the whole table.
+func describeThreshold(b *strings.Builder, ev map[string]any, fr freshness, rows float64, ce int) {
+	if rows <= 0 {
+		return
+	}
+	t := autoUpdateThreshold(rows, ce)
+	ev["table_rows"] = int64(rows)
+	ev["auto_update_threshold"] = int64(math.Round(t))
+	if !fr.known || fr.modifications < t {
+		fmt.Fprintf(b, ": the automatic update waits for about %s modifications, a threshold computed from all %s rows of the table, not from the filtered subset",
+			count(t), count(rows))
+		return
+	}
+	if fr.fromPlan {
+		fmt.Fprintf(b, ": that is past the automatic-update threshold (about %s for the table's %s rows) at compile time, so AUTO_UPDATE_STATISTICS is off or asynchronous for this database",
+			count(t), count(rows))
+		return
+	}
+	fmt.Fprintf(b, ": that is past the automatic-update threshold (about %s for the table's %s rows), so the next compile that loads them updates them unless AUTO_UPDATE_STATISTICS is off; plans compiled before keep the old estimates",
+		count(t), count(rows))
 }

@@ -193,7 +193,9 @@ func catalogResponse(cat *catalog.Catalog, sql string) *tdstest.Response {
 		tdstest.Int("max_length"), tdstest.Int("precision"), tdstest.Int("scale"), tdstest.Bit("is_nullable"), tdstest.Bit("is_computed"))
 	idx := tdstest.NewResultSet(name("schema_name"), name("table_name"), tdstest.Int("index_id"), name("index_name"),
 		tdstest.NVarChar("type_desc", 60), tdstest.Bit("is_unique"), tdstest.Bit("is_primary_key"), tdstest.Bit("is_disabled"),
-		tdstest.Bit("has_filter"), tdstest.NVarCharMax("filter_definition"))
+		tdstest.Bit("has_filter"), tdstest.NVarCharMax("filter_definition"),
+		tdstest.BigInt("row_count"), tdstest.BigInt("used_pages"), tdstest.DateTime2("last_updated", 3),
+		tdstest.BigInt("rows"), tdstest.BigInt("rows_sampled"), tdstest.BigInt("modification_counter"))
 	ixCols := tdstest.NewResultSet(name("schema_name"), name("table_name"), tdstest.Int("index_id"), name("column_name"),
 		tdstest.Int("key_ordinal"), tdstest.Bit("is_included_column"), tdstest.Bit("is_descending_key"))
 	for _, req := range RequestedTables(sql) {
@@ -221,7 +223,20 @@ func catalogResponse(cat *catalog.Catalog, sql string) *tdstest.Response {
 			if ix.FilterDefinition != "" {
 				filter = ix.FilterDefinition
 			}
-			idx.Row(t.Schema, t.Name, ixID, ix.Name, ix.Type, ix.Unique, ix.PrimaryKey, ix.Disabled, ix.FilterDefinition != "", filter)
+			size := []any{nil, nil}
+			if ix.Size != nil {
+				size = []any{ix.Size.Rows, ix.Size.UsedPages}
+			}
+			stats := []any{nil, nil, nil, nil}
+			if s := ix.Statistics; s != nil {
+				var updated any
+				if tm, err := time.Parse("2006-01-02T15:04:05.999", s.LastUpdated); err == nil {
+					updated = tm
+				}
+				stats = []any{updated, s.Rows, s.RowsSampled, s.ModificationCounter}
+			}
+			row := append([]any{t.Schema, t.Name, ixID, ix.Name, ix.Type, ix.Unique, ix.PrimaryKey, ix.Disabled, ix.FilterDefinition != "", filter}, size...)
+			idx.Row(append(row, stats...)...)
 			for k, key := range ix.Keys {
 				ixCols.Row(t.Schema, t.Name, ixID, key.Name, k+1, false, key.Descending)
 			}
