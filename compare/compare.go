@@ -51,6 +51,8 @@ type StatementDiff struct {
 	DOP           Delta          `json:"dop"`
 	Changes       []Change       `json:"changes"`
 	Operators     []OperatorDiff `json:"operators"`
+	// Actual holds the runtime totals when either plan is an actual plan.
+	Actual *ActualDiff `json:"actual,omitempty"`
 }
 
 // Delta is a figure on both sides.
@@ -65,6 +67,21 @@ func (d Delta) Ratio() float64 {
 		return 0
 	}
 	return d.B / d.A
+}
+
+// ActualDiff compares what the statement did at run time.
+type ActualDiff struct {
+	A *RunTotals `json:"a"` // nil when A is an estimated plan
+	B *RunTotals `json:"b"` // nil when B is an estimated plan
+}
+
+// RunTotals are an actual plan's figures: QueryTimeStats (else the root
+// operator's timing) and the sums of every operator's counters.
+type RunTotals struct {
+	ElapsedMs    float64 `json:"elapsed_ms"`
+	CPUMs        float64 `json:"cpu_ms"`
+	LogicalReads float64 `json:"logical_reads"`
+	RowsRead     float64 `json:"rows_read"`
 }
 
 // Change is one difference in shape or settings.
@@ -87,6 +104,9 @@ type OperatorDiff struct {
 	// ActualRowsA and ActualRowsB are set on sides with runtime counters.
 	ActualRowsA *int64 `json:"actual_rows_a,omitempty"`
 	ActualRowsB *int64 `json:"actual_rows_b,omitempty"`
+	// LogicalReads are the operator's actual logical reads, when known.
+	LogicalReadsA *int64 `json:"logical_reads_a,omitempty"`
+	LogicalReadsB *int64 `json:"logical_reads_b,omitempty"`
 	CostShare   Delta  `json:"cost_share"`
 }
 
@@ -210,7 +230,40 @@ func diffStatement(p pair) *StatementDiff {
 	d.Changes = append(d.Changes, accessChanges(qa, qb)...)
 	d.Changes = append(d.Changes, operatorChanges(qa, qb)...)
 	d.Operators = pairOperators(qa, qb)
+	d.Actual = actualDiff(qa, qb)
 	return d
+}
+
+// actualDiff sums the runtime counters of both plans; nil when neither ran.
+func actualDiff(qa, qb *plan.QueryPlan) *ActualDiff {
+	d := &ActualDiff{A: runTotals(qa), B: runTotals(qb)}
+	if d.A == nil && d.B == nil {
+		return nil
+	}
+	return d
+}
+
+func runTotals(q *plan.QueryPlan) *RunTotals {
+	var t *RunTotals
+	for _, n := range q.Nodes {
+		if rt := n.RunTime; rt != nil {
+			if t == nil {
+				t = &RunTotals{}
+			}
+			t.LogicalReads += float64(rt.LogicalReads)
+			t.RowsRead += float64(rt.ActualRowsRead)
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	switch {
+	case q.QueryTime != nil:
+		t.ElapsedMs, t.CPUMs = q.QueryTime.ElapsedTimeMs, q.QueryTime.CPUTimeMs
+	case q.Root != nil && q.Root.RunTime != nil:
+		t.ElapsedMs, t.CPUMs = float64(q.Root.RunTime.ElapsedMs), float64(q.Root.RunTime.CPUMs)
+	}
+	return t
 }
 
 func boolText(v *bool) string {
@@ -430,6 +483,7 @@ func pairOperators(qa, qb *plan.QueryPlan) []OperatorDiff {
 			d.CostShare.B = share(qb, m)
 		}
 		d.ActualRowsA, d.ActualRowsB = actual(n), actual(m)
+		d.LogicalReadsA, d.LogicalReadsB = reads(n), reads(m)
 		out = append(out, d)
 	}
 	for _, c := range qb.Nodes {
@@ -439,6 +493,7 @@ func pairOperators(qa, qb *plan.QueryPlan) []OperatorDiff {
 		d := OperatorDiff{Operator: c.DisplayName(), Object: objectText(c), NodeB: intp(c.NodeID),
 			EstimatedRows: Delta{B: c.EstimatedRowsAllExecutions()}, CostShare: Delta{B: share(qb, c)}}
 		d.ActualRowsB = actual(c)
+		d.LogicalReadsB = reads(c)
 		out = append(out, d)
 	}
 	return out
@@ -461,6 +516,15 @@ func actual(n *plan.RelOp) *int64 {
 		return nil
 	}
 	v := n.RunTime.ActualRows
+	return &v
+}
+
+// reads are the operator's logical reads, for operators that read pages.
+func reads(n *plan.RelOp) *int64 {
+	if n == nil || n.RunTime == nil || n.Access == nil {
+		return nil
+	}
+	v := n.RunTime.LogicalReads
 	return &v
 }
 

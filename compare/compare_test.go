@@ -287,3 +287,23 @@ func TestDeltaRatio(t *testing.T) {
 		}
 	}
 }
+
+func TestActualTotals(t *testing.T) {
+	est, act := fixture(t, "param.sqlplan"), fixture(t, "param-actual.sqlplan")
+	if d := Documents(est, est).Statements[0]; d.Actual != nil {
+		t.Errorf("two estimated plans have runtime totals: %+v", d.Actual)
+	}
+	d := Documents(est, act).Statements[0]
+	want := RunTotals{ElapsedMs: 4166, CPUMs: 2874, LogicalReads: 384702, RowsRead: 5000000}
+	if d.Actual == nil || d.Actual.A != nil || d.Actual.B == nil || *d.Actual.B != want {
+		t.Fatalf("actual totals %+v, want A nil and B %+v", d.Actual, want)
+	}
+	for _, o := range d.Operators {
+		if o.Operator == "Clustered Index Scan" && (o.LogicalReadsA != nil || o.LogicalReadsB == nil || *o.LogicalReadsB != 384702) {
+			t.Errorf("scan logical reads %v → %v", o.LogicalReadsA, o.LogicalReadsB)
+		}
+		if o.Operator == "Sort (TopN Sort)" && o.LogicalReadsB != nil {
+			t.Errorf("a sort reads no pages of a table: %v", *o.LogicalReadsB)
+		}
+	}
+}

@@ -97,6 +97,9 @@ func CompareText(w io.Writer, r *compare.Result, opt TextOptions) error {
 		if s.DOP.A != s.DOP.B {
 			ew.printf("  degree of parallelism %s\n", deltaText(s.DOP, ""))
 		}
+		if a := s.Actual; a != nil {
+			ew.printf("  actual: %s\n", actualText(a))
+		}
 		if len(s.Changes) == 0 {
 			ew.printf("  same shape and settings\n")
 		}
@@ -107,11 +110,19 @@ func CompareText(w io.Writer, r *compare.Result, opt TextOptions) error {
 			return ew.err
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  node A→B\toperator\tobject\test rows A → B\tactual A → B\tcost A → B")
+		head := "  node A→B\toperator\tobject\test rows A → B\tactual A → B\tcost A → B"
+		if s.Actual != nil {
+			head += "\treads A → B"
+		}
+		fmt.Fprintln(tw, head)
 		for _, o := range s.Operators {
-			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s → %s\t%s → %s\t%d%% → %d%%\n", optNode(o.NodeA), optNode(o.NodeB), o.Operator, o.Object,
+			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s → %s\t%s → %s\t%d%% → %d%%", optNode(o.NodeA), optNode(o.NodeB), o.Operator, o.Object,
 				sideCount(o.NodeA, o.EstimatedRows.A), sideCount(o.NodeB, o.EstimatedRows.B), optCount(o.ActualRowsA), optCount(o.ActualRowsB),
 				int(math.Round(o.CostShare.A*100)), int(math.Round(o.CostShare.B*100)))
+			if s.Actual != nil {
+				fmt.Fprintf(tw, "\t%s → %s", optCount(o.LogicalReadsA), optCount(o.LogicalReadsB))
+			}
+			fmt.Fprintln(tw)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -132,6 +143,29 @@ func CompareText(w io.Writer, r *compare.Result, opt TextOptions) error {
 		ew.printf("  %s %s: %s %s %s\n", st.info.Sprint("gone"), Place(x.Batch, x.StatementID, x.NodeID, true), st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 	}
 	return ew.err
+}
+
+// actualText renders the runtime totals of both sides; "-" marks an
+// estimated side.
+func actualText(a *compare.ActualDiff) string {
+	figure := func(name, unit string, get func(*compare.RunTotals) float64) string {
+		if a.A == nil || a.B == nil {
+			side := func(t *compare.RunTotals) string {
+				if t == nil {
+					return "-"
+				}
+				return fmtFloat(get(t))
+			}
+			return fmt.Sprintf("%s %s → %s%s", name, side(a.A), side(a.B), unit)
+		}
+		return name + " " + deltaText(compare.Delta{A: get(a.A), B: get(a.B)}, unit)
+	}
+	return strings.Join([]string{
+		figure("elapsed", " ms", func(t *compare.RunTotals) float64 { return t.ElapsedMs }),
+		figure("CPU", " ms", func(t *compare.RunTotals) float64 { return t.CPUMs }),
+		figure("logical reads", "", func(t *compare.RunTotals) float64 { return t.LogicalReads }),
+		figure("rows read", "", func(t *compare.RunTotals) float64 { return t.RowsRead }),
+	}, ", ")
 }
 
 func sideCount(node *int, v float64) string {
