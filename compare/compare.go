@@ -107,7 +107,7 @@ type OperatorDiff struct {
 	// LogicalReads are the operator's actual logical reads, when known.
 	LogicalReadsA *int64 `json:"logical_reads_a,omitempty"`
 	LogicalReadsB *int64 `json:"logical_reads_b,omitempty"`
-	CostShare   Delta  `json:"cost_share"`
+	CostShare     Delta  `json:"cost_share"`
 }
 
 // FindingsDiff lists findings B gained and lost.
