@@ -232,10 +232,30 @@ func checkParameterizedFilter(p *Pass, q plan.LabeledPlan, ta tableAccess, t *ca
 			sev = Error
 		}
 	}
+	describeSizes(&b, ev, t, ix, mainAccess(ta))
 	if cause.kind == "forced" {
 		b.WriteString("; forced parameterization is the cause")
 	}
 	p.Report(Finding{Severity: sev, NodeID: node, Message: b.String(), Evidence: ev, Fix: parameterizedFix(p, q.QueryPlan, cause, hit, ix)})
+}
+
+// describeSizes adds what the catalog knows of the filtered index's size
+// and of the index the plan reads instead.
+func describeSizes(b *strings.Builder, ev map[string]any, t *catalog.Table, ix *catalog.Index, alt *plan.RelOp) {
+	if ix.Size == nil {
+		return
+	}
+	ev["index_rows"], ev["index_pages"] = ix.Size.Rows, ix.Size.UsedPages
+	fmt.Fprintf(b, "; %s holds %s rows in %s pages", ix.Name, count(float64(ix.Size.Rows)), count(float64(ix.Size.UsedPages)))
+	if alt == nil {
+		return
+	}
+	other := t.FindIndex(alt.Access.Object().Index)
+	if other == nil || other == ix || other.Size == nil {
+		return
+	}
+	ev["replacement_pages"] = other.Size.UsedPages
+	fmt.Fprintf(b, " against %s pages in %s", count(float64(other.Size.UsedPages)), other.Name)
 }
 
 func parameterizedFix(p *Pass, q *plan.QueryPlan, cause paramCause, hit *comparison, ix *catalog.Index) string {

@@ -261,6 +261,19 @@ func TestParameterizedFilterNeedsTheFilterColumn(t *testing.T) {
 	if !strings.HasPrefix(fs[0].Fix, "1) a dedicated query with the literal predicate WHERE Status = 0") || !strings.Contains(fs[0].Fix, "8622") {
 		t.Errorf("fix text: %s", fs[0].Fix)
 	}
+	if strings.Contains(fs[0].Message, "pages") {
+		t.Errorf("sizes without catalog sizes: %s", fs[0].Message)
+	}
+	// With sizes in the catalog, the message weighs the two indexes.
+	work := cat.FindTable("", "dbo", "Work")
+	work.FindIndex("IX_Work_Pending").Size = &catalog.IndexSize{Rows: 200, UsedPages: 3}
+	work.Clustered().Size = &catalog.IndexSize{Rows: 5000000, UsedPages: 384615}
+	fs = analyze(t, d, cat, FilteredIndexParameterized)
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "; IX_Work_Pending holds 200 rows in 3 pages against 384,615 pages in PK_Work") ||
+		fs[0].Evidence["index_pages"] != int64(3) || fs[0].Evidence["replacement_pages"] != int64(384615) {
+		t.Errorf("sizes: %+v", fs)
+	}
+	work.FindIndex("IX_Work_Pending").Size, work.Clustered().Size = nil, nil
 	// A parameter on another column leaves the filtered index matchable.
 	d = showplan(t, strings.Replace(stmt(`StatementParameterizationType="1"`, "", "", ciScan(pred("CustomerId", param))), "</QueryPlan>", params+"</QueryPlan>", 1))
 	if fs := analyze(t, d, cat, FilteredIndexParameterized); len(fs) != 0 {
