@@ -98,6 +98,7 @@ func filteredIndexReads(p *Pass, q *plan.QueryPlan) []*indexRead {
 		for _, x := range out {
 			if x.object.SameTable(o) && strings.EqualFold(x.object.Index, o.Index) {
 				r = x
+				break
 			}
 		}
 		if r == nil {
