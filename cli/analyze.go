@@ -31,13 +31,12 @@ func errorFile(path string, err error) *report.File {
 // document analyses a parsed document.
 func (a *analyzer) document(path string, doc *plan.Document) (*report.File, error) {
 	f := &report.File{Path: path, Statements: report.Summarize(doc), Findings: []*report.Finding{}}
-	for i, s := range doc.Statements() {
+	for _, s := range doc.Statements() {
 		fs, err := rules.AnalyzeStatement(doc, s, a.catalog, a.config)
 		if err != nil {
 			return nil, err
 		}
 		f.Findings = append(f.Findings, locateInPlan(path, s, fs)...)
-		f.Statements[i].Location = planLocation(path, s.Pos)
 	}
 	sortByStatement(f.Findings)
 	if a.keepPlans {
@@ -100,7 +99,6 @@ func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
 			actual = actual || s.IsActual()
 			sum := report.SummarizeStatement(s, "")
 			sum.Source = nil // let the statement go
-			sum.Location = planLocation(path, s.Pos)
 			f.Statements = append(f.Statements, sum)
 		}
 		return nil
