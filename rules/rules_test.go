@@ -329,8 +329,11 @@ func syntheticCatalog(d *plan.Document) *catalog.Catalog {
 					if t.FindIndex(o.Index) != nil {
 						continue
 					}
+					// Sizes and statistics that differ 100-fold exercise the size paths.
 					ix := &catalog.Index{Name: o.Index, Type: "NONCLUSTERED", Keys: []catalog.IndexColumn{{Name: "k"}},
-						FilterDefinition: "[" + cmp.Column.Column + "] IS NULL"}
+						FilterDefinition: "[" + cmp.Column.Column + "] IS NULL",
+						Size:             &catalog.IndexSize{Rows: int64(len(o.Index)) * 1000, UsedPages: int64(len(o.Index))},
+						Statistics:       &catalog.StatisticsFacts{LastUpdated: "2025-01-01T00:00:00", Rows: int64(len(o.Index)) * 10, ModificationCounter: 5000}}
 					if f, err := catalog.ParseFilter(ix.FilterDefinition); err == nil {
 						ix.Filter = f
 					} else {
