@@ -124,7 +124,7 @@ SELECT s.name AS schema_name, t.name AS table_name, i.index_id, i.name AS index_
 ` + from + `JOIN sys.indexes AS i ON i.object_id = t.object_id
 OUTER APPLY (SELECT SUM(pa.rows) AS row_count,
         (SELECT SUM(au.used_pages) FROM sys.partitions AS pu
-         JOIN sys.allocation_units AS au ON au.container_id = pu.partition_id
+         JOIN sys.allocation_units AS au ON au.container_id = CASE au.type WHEN 2 THEN pu.partition_id ELSE pu.hobt_id END
          WHERE pu.object_id = i.object_id AND pu.index_id = i.index_id) AS used_pages
     FROM sys.partitions AS pa WHERE pa.object_id = i.object_id AND pa.index_id = i.index_id) AS sz
 OUTER APPLY (` + stats + `) AS st
