@@ -204,8 +204,6 @@ func startCache(t *testing.T, version string, handler tdstest.Handler, params ur
 	return srv, s
 }
 
-func ptr[T any](v T) *T { return &v }
-
 var lastRun = time.Date(2025, 11, 3, 2, 0, 41, 120_000_000, time.UTC)
 
 // utf16Plan is literal.sqlplan as Query Store and the plan cache hand it

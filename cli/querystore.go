@@ -77,7 +77,7 @@ func runQuerystore(cmd *cobra.Command, env *Env, g *globalFlags, f *querystoreFl
 	t.notes(pull)
 	if len(pull.Statements) == 0 {
 		if f.queryID > 0 {
-			return &exitError{code: ExitError, err: fmt.Errorf("Query Store of database %s has no plan of query %d", t.sess.Info.Database, f.queryID)}
+			return &exitError{code: ExitError, err: fmt.Errorf("the Query Store of database %s has no plan of query %d", t.sess.Info.Database, f.queryID)}
 		}
 		fmt.Fprintf(env.Stderr, "planlint: Query Store of database %s recorded no execution in the last %s\n", t.sess.Info.Database, sinceText(since))
 	}

@@ -215,7 +215,7 @@ func compareWithB(ctx context.Context, env *Env, r *invocation, spec *compareSpe
 			}
 			var ce *capture.Error
 			if err != nil && !errors.As(err, &ce) {
-				return &exitError{code: ExitError, err: fmt.Errorf("B: %s: %w", s.Path, err)} // a rule failed: a planlint bug
+				return &exitError{code: ExitError, err: fmt.Errorf("side B of %s: %w", s.Path, err)} // a rule failed: a planlint bug
 			}
 			if ce != nil && (ce.Kind == capture.ErrCanceled || ce.Kind == capture.ErrConnectionLost) {
 				break

@@ -230,19 +230,18 @@ func (p *parser) document() error {
 		}
 	}
 	p.pastRoot = true
-	for {
-		k, err := p.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if k == tokStart {
-			return p.errorf("malformed XML: element <%s> after the end of the root element; a document has one root", p.s.name)
-		}
-		return p.errorf("malformed XML: end tag </%s> after the end of the root element", p.s.qname)
+	// After the root only white space, comments and processing instructions
+	// may follow; next skips those, so any token is an error.
+	k, err := p.next()
+	switch {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return err
+	case k == tokStart:
+		return p.errorf("malformed XML: element <%s> after the end of the root element; a document has one root", p.s.name)
 	}
+	return p.errorf("malformed XML: end tag </%s> after the end of the root element", p.s.qname)
 }
 
 // rootElement reads up to the root start tag, checks that it is a showplan

@@ -66,10 +66,6 @@ func onlyOp(t *testing.T, doc string) *RelOp {
 
 const colA = `<ColumnReference Database="[db]" Schema="[dbo]" Table="[Queue]" Alias="[q]" Column="Status"/>`
 
-func ident(col string) string {
-	return `<ScalarOperator ScalarString="x"><Identifier>` + col + `</Identifier></ScalarOperator>`
-}
-
 func constant(v string) string {
 	return `<ScalarOperator ScalarString="` + v + `"><Const ConstValue="` + v + `"/></ScalarOperator>`
 }

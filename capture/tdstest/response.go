@@ -271,12 +271,6 @@ func (r *Response) Err() error {
 	return errors.Join(errs...)
 }
 
-// encoded is a response rendered to a token stream.
-type encoded struct {
-	body    []byte
-	metaEnd int // offset just past the first COLMETADATA, or -1
-}
-
 // encode renders the response for a batch (rpc false) or an RPC. inXact sets
 // DONE_INXACT on the DONE tokens. server names the server in ERROR/INFO.
 // params are the RPC's parameters, used to number RETURNVALUE tokens.

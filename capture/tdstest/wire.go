@@ -173,19 +173,6 @@ func (r *reader) bVarChar(what string) (string, error) {
 	return fromUCS2(b), nil
 }
 
-// usVarChar reads a US_VARCHAR: a 2-byte count of UCS-2 code units, then the text.
-func (r *reader) usVarChar(what string) (string, error) {
-	n, err := r.u16(what + " length")
-	if err != nil {
-		return "", err
-	}
-	b, err := r.bytes(2*int(n), what)
-	if err != nil {
-		return "", err
-	}
-	return fromUCS2(b), nil
-}
-
 // fromUCS2 decodes little-endian UTF-16. An odd trailing byte is dropped and
 // unpaired surrogates become U+FFFD.
 func fromUCS2(b []byte) string {
