@@ -84,7 +84,7 @@ func TestCorpusStatementTexts(t *testing.T) {
 					t.Errorf("%s: whitespace changes the fingerprint of %.80q", file, st)
 				}
 				for _, tk := range lex(Redact(st)) {
-					if tk.literal() && unquote(tk) != "?" {
+					if tk.Literal() && unquote(tk) != "?" {
 						t.Errorf("%s: Redact left %q in %.80q", file, tk.Text, st)
 					}
 				}
@@ -169,8 +169,8 @@ func TestCorpusStatementBoundaries(t *testing.T) {
 				// is not a block marker or the previous statement's ';'
 				ctoks := code(lex(st))
 				for k, tk := range ctoks {
-					tran := k+1 < len(ctoks) && (ctoks[k+1].isWord("TRAN") || ctoks[k+1].isWord("TRANSACTION"))
-					if tk.isOp(";") || (tk.Kind == tokWord && markers[tk.upper()] && !tran) {
+					tran := k+1 < len(ctoks) && (ctoks[k+1].IsWord("TRAN") || ctoks[k+1].IsWord("TRANSACTION"))
+					if tk.IsOp(";") || (tk.Kind == tokWord && markers[tk.Upper()] && !tran) {
 						continue
 					}
 					total++

@@ -93,19 +93,19 @@ func parseDeclList(src string, toks []token, needValue bool) ([]ParamDecl, [][2]
 		}
 		seen[key] = true
 		i++
-		if at(i).isWord("AS") {
+		if at(i).IsWord("AS") {
 			i++
 		}
 		typeStart, depth := i, 0
 		for ; i < len(toks); i++ {
 			c := toks[i]
-			if c.Kind == tokVariable || depth == 0 && (c.isOp(",") || c.isOp("=") || c.isWord("OUT") || c.isWord("OUTPUT") || c.isWord("READONLY")) {
+			if c.Kind == tokVariable || depth == 0 && (c.IsOp(",") || c.IsOp("=") || c.IsWord("OUT") || c.IsWord("OUTPUT") || c.IsWord("READONLY")) {
 				break
 			}
 			switch {
-			case c.isOp("("):
+			case c.IsOp("("):
 				depth++
-			case c.isOp(")"):
+			case c.IsOp(")"):
 				depth--
 			}
 		}
@@ -117,11 +117,11 @@ func parseDeclList(src string, toks []token, needValue bool) ([]ParamDecl, [][2]
 			return nil, nil, &offsetError{Start: toks[typeStart].Start, End: toks[i-1].End, Msg: fmt.Sprintf("parameter %s: %v", d.Name, err)}
 		}
 		d.Type = strings.Join(strings.Fields(typeText), " ")
-		if at(i).isOp("=") {
+		if at(i).IsOp("=") {
 			eq := at(i)
 			i++
 			j := i
-			for j < len(toks) && !toks[j].isOp(",") && !toks[j].isWord("OUT") && !toks[j].isWord("OUTPUT") && !toks[j].isWord("READONLY") &&
+			for j < len(toks) && !toks[j].IsOp(",") && !toks[j].IsWord("OUT") && !toks[j].IsWord("OUTPUT") && !toks[j].IsWord("READONLY") &&
 				!(j > i && toks[j].Kind == tokVariable) {
 				j++
 			}
@@ -140,11 +140,11 @@ func parseDeclList(src string, toks []token, needValue bool) ([]ParamDecl, [][2]
 		}
 		for {
 			switch {
-			case at(i).isWord("OUT") || at(i).isWord("OUTPUT"):
+			case at(i).IsWord("OUT") || at(i).IsWord("OUTPUT"):
 				d.Output = true
 				i++
 				continue
-			case at(i).isWord("READONLY"):
+			case at(i).IsWord("READONLY"):
 				d.ReadOnly = true
 				i++
 				continue
@@ -156,7 +156,7 @@ func parseDeclList(src string, toks []token, needValue bool) ([]ParamDecl, [][2]
 		if i >= len(toks) {
 			break
 		}
-		if !at(i).isOp(",") {
+		if !at(i).IsOp(",") {
 			return nil, nil, errAt(at(i), "expected ',' or the end of the list after %s, found %s", d.Name, describe(at(i)))
 		}
 		i++

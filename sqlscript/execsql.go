@@ -109,7 +109,7 @@ func ParseExecuteSQL(sql string) (*ExecuteSQL, error) {
 // isExecuteSQLCall reports whether the code tokens start with EXEC[UTE]
 // followed by a procedure name that resolves to sp_executesql.
 func isExecuteSQLCall(toks []token) bool {
-	if len(toks) < 2 || !(toks[0].isWord("EXEC") || toks[0].isWord("EXECUTE")) {
+	if len(toks) < 2 || !(toks[0].IsWord("EXEC") || toks[0].IsWord("EXECUTE")) {
 		return false
 	}
 	_, end, ok := procedureName(toks, 1)
@@ -125,9 +125,9 @@ func procedureName(toks []token, i int) (parts []string, next int, ok bool) {
 		case t.Kind == tokWord || (t.Kind == tokQuotedIdent && !t.Unterminated):
 			parts = append(parts, strings.ToLower(unquote(t)))
 			i++
-			if i < len(toks) && toks[i].isOp(".") {
+			if i < len(toks) && toks[i].IsOp(".") {
 				i++
-				for i < len(toks) && toks[i].isOp(".") { // master..sp_executesql
+				for i < len(toks) && toks[i].IsOp(".") { // master..sp_executesql
 					parts = append(parts, "")
 					i++
 				}
@@ -165,7 +165,7 @@ func parseExecuteSQL(text string, toks []token, idx *lineIndex) (*ExecuteSQL, *o
 		}
 		return endTok
 	}
-	if len(toks) == 0 || !(toks[0].isWord("EXEC") || toks[0].isWord("EXECUTE")) {
+	if len(toks) == 0 || !(toks[0].IsWord("EXEC") || toks[0].IsWord("EXECUTE")) {
 		return nil, errAt(at(0), "expected EXEC sp_executesql, found %s", describeOrEnd(at(0), 0, toks))
 	}
 	_, i, ok := procedureName(toks, 1)
@@ -183,24 +183,24 @@ func parseExecuteSQL(text string, toks []token, idx *lineIndex) (*ExecuteSQL, *o
 		end    int
 	}
 	var args []rawArg
-	for i < len(toks) && !toks[i].isOp(";") {
+	for i < len(toks) && !toks[i].IsOp(";") {
 		a := rawArg{start: toks[i]}
-		if toks[i].Kind == tokVariable && at(i+1).isOp("=") {
+		if toks[i].Kind == tokVariable && at(i+1).IsOp("=") {
 			a.name = toks[i]
 			i += 2
 		}
 		j, depth := i, 0
 		for ; j < len(toks); j++ {
 			c := toks[j]
-			if depth == 0 && (c.isOp(",") || c.isOp(";") || c.isWord("OUTPUT") || c.isWord("OUT")) {
+			if depth == 0 && (c.IsOp(",") || c.IsOp(";") || c.IsWord("OUTPUT") || c.IsWord("OUT")) {
 				break
 			}
-			if depth == 0 && j > i && c.Kind == tokVariable && at(j+1).isOp("=") {
+			if depth == 0 && j > i && c.Kind == tokVariable && at(j+1).IsOp("=") {
 				break // "@name =" starts the next argument: a comma is missing
 			}
-			if c.isOp("(") {
+			if c.IsOp("(") {
 				depth++
-			} else if c.isOp(")") {
+			} else if c.IsOp(")") {
 				depth--
 			}
 		}
@@ -213,21 +213,21 @@ func parseExecuteSQL(text string, toks []token, idx *lineIndex) (*ExecuteSQL, *o
 			return nil, errAt(at(j), "expected %s, found %s", what, describeOrEnd(at(j), j, toks))
 		}
 		a.end = toks[j-1].End
-		if at(j).isWord("OUTPUT") || at(j).isWord("OUT") {
+		if at(j).IsWord("OUTPUT") || at(j).IsWord("OUT") {
 			a.output = true
 			a.end = toks[j].End
 			j++
 		}
 		args = append(args, a)
 		i = j
-		if at(i).isOp(",") {
-			if i+1 >= len(toks) || toks[i+1].isOp(";") {
+		if at(i).IsOp(",") {
+			if i+1 >= len(toks) || toks[i+1].IsOp(";") {
 				return nil, errAt(at(i+1), "expected an argument after ','")
 			}
 			i++
 			continue
 		}
-		if i < len(toks) && !toks[i].isOp(";") {
+		if i < len(toks) && !toks[i].IsOp(";") {
 			return nil, errAt(toks[i], "expected ',' between arguments, found %s", describe(toks[i]))
 		}
 	}
@@ -333,9 +333,9 @@ func parseExecuteSQL(text string, toks []token, idx *lineIndex) (*ExecuteSQL, *o
 			v := a.value[0]
 			msg := fmt.Sprintf("value for %s must be a literal (number, 'string', N'string', 0x…, NULL), found %q", decl.Name, text[v.Start:a.value[len(a.value)-1].End])
 			switch {
-			case v.isWord("CAST") || v.isWord("CONVERT") || v.isWord("TRY_CAST") || v.isWord("TRY_CONVERT"):
+			case v.IsWord("CAST") || v.IsWord("CONVERT") || v.IsWord("TRY_CAST") || v.IsWord("TRY_CONVERT"):
 				msg = fmt.Sprintf("value for %s: %s(...) expressions are not supported; write the value as a literal of the declared type %s", decl.Name, strings.ToUpper(v.Text), decl.Type)
-			case v.isWord("DEFAULT"):
+			case v.IsWord("DEFAULT"):
 				msg = fmt.Sprintf("value for %s: DEFAULT is not supported by sp_executesql; give a literal value", decl.Name)
 			}
 			return nil, &offsetError{Start: v.Start, End: a.value[len(a.value)-1].End, Msg: msg}

@@ -24,18 +24,18 @@ var unaryAfter = setOf("SELECT", "WHERE", "AND", "OR", "NOT", "THEN", "ELSE", "W
 // normalize returns the text that Fingerprint hashes.
 func normalize(sql string) string {
 	toks := code(lex(sql))
-	for len(toks) > 0 && toks[len(toks)-1].isOp(";") {
+	for len(toks) > 0 && toks[len(toks)-1].IsOp(";") {
 		toks = toks[:len(toks)-1]
 	}
 	out := make([]string, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case t.literal():
+		case t.Literal():
 			out = append(out, "?")
-		case (t.isOp("-") || t.isOp("+")) && i+1 < len(toks) && (toks[i+1].Kind == tokNumber || toks[i+1].Kind == tokMoney) && isSignPosition(toks, i):
+		case (t.IsOp("-") || t.IsOp("+")) && i+1 < len(toks) && (toks[i+1].Kind == tokNumber || toks[i+1].Kind == tokMoney) && isSignPosition(toks, i):
 			// the sign belongs to the literal that follows
-		case t.isWord("IN") && i+1 < len(toks) && toks[i+1].isOp("("):
+		case t.IsWord("IN") && i+1 < len(toks) && toks[i+1].IsOp("("):
 			if end, ok := literalList(toks, i+2); ok {
 				out = append(out, "in", "(", "?", ")")
 				i = end
@@ -63,9 +63,9 @@ func isSignPosition(toks []token, i int) bool {
 	p := toks[i-1]
 	switch p.Kind {
 	case tokOperator:
-		return !p.isOp(")")
+		return !p.IsOp(")")
 	case tokWord:
-		return unaryAfter[p.upper()]
+		return unaryAfter[p.Upper()]
 	}
 	return false
 }
@@ -78,14 +78,14 @@ func literalList(toks []token, i int) (int, bool) {
 	for ; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case want && (t.isOp("-") || t.isOp("+")) && i+1 < len(toks) && (toks[i+1].Kind == tokNumber || toks[i+1].Kind == tokMoney):
+		case want && (t.IsOp("-") || t.IsOp("+")) && i+1 < len(toks) && (toks[i+1].Kind == tokNumber || toks[i+1].Kind == tokMoney):
 			i++
 			want = false
-		case want && (t.literal() || t.isWord("NULL")):
+		case want && (t.Literal() || t.IsWord("NULL")):
 			want = false
-		case !want && t.isOp(","):
+		case !want && t.IsOp(","):
 			want = true
-		case !want && t.isOp(")"):
+		case !want && t.IsOp(")"):
 			return i, true
 		default:
 			return 0, false

@@ -147,7 +147,7 @@ func literalFromTokens(toks []token, src string) (Literal, bool) {
 	if len(toks) == 0 {
 		return Literal{}, false
 	}
-	if len(toks) == 2 && (toks[0].isOp("-") || toks[0].isOp("+")) && (toks[1].Kind == tokNumber || toks[1].Kind == tokMoney) {
+	if len(toks) == 2 && (toks[0].IsOp("-") || toks[0].IsOp("+")) && (toks[1].Kind == tokNumber || toks[1].Kind == tokMoney) {
 		l, _ := literalFromTokens(toks[1:], src)
 		l.Text = src[toks[0].Start:toks[1].End]
 		return l, true
@@ -176,7 +176,7 @@ func literalFromTokens(toks []token, src string) (Literal, bool) {
 	case tokVariable:
 		return Literal{Text: t.Text, Kind: LiteralVariable}, true
 	case tokWord:
-		if t.isWord("NULL") {
+		if t.IsWord("NULL") {
 			return Literal{Text: t.Text, Kind: LiteralNull}, true
 		}
 	}
@@ -202,8 +202,8 @@ func parseSQLType(s string) (sqlType, error) {
 	toks := code(lex(s))
 	var words []string
 	i := 0
-	for ; i < len(toks) && (toks[i].Kind == tokWord || toks[i].Kind == tokQuotedIdent || toks[i].isOp(".")); i++ {
-		if toks[i].isOp(".") {
+	for ; i < len(toks) && (toks[i].Kind == tokWord || toks[i].Kind == tokQuotedIdent || toks[i].IsOp(".")); i++ {
+		if toks[i].IsOp(".") {
 			words = append(words, ".")
 			continue
 		}
@@ -222,7 +222,7 @@ func parseSQLType(s string) (sqlType, error) {
 	if i == len(toks) {
 		return t, nil
 	}
-	if !toks[i].isOp("(") {
+	if !toks[i].IsOp("(") {
 		return t, fmt.Errorf("unexpected %q after type %s", toks[i].Text, name)
 	}
 	i++
@@ -231,16 +231,16 @@ func parseSQLType(s string) (sqlType, error) {
 			return t, fmt.Errorf("missing ')' in type %s", s)
 		}
 		a := toks[i]
-		if a.Kind != tokNumber && !a.isWord("max") {
+		if a.Kind != tokNumber && !a.IsWord("max") {
 			return t, fmt.Errorf("type %s: expected a number or MAX, found %q", name, a.Text)
 		}
 		t.Args = append(t.Args, strings.ToLower(a.Text))
 		i++
-		if i < len(toks) && toks[i].isOp(",") {
+		if i < len(toks) && toks[i].IsOp(",") {
 			i++
 			continue
 		}
-		if i < len(toks) && toks[i].isOp(")") {
+		if i < len(toks) && toks[i].IsOp(")") {
 			i++
 			break
 		}

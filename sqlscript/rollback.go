@@ -47,7 +47,7 @@ func notRollbackable(toks []token, nesting int) (string, bool) {
 func statementNotRollbackable(toks []token, nesting int) (string, bool) {
 	word := func(i int) string {
 		if i < len(toks) {
-			return toks[i].upper()
+			return toks[i].Upper()
 		}
 		return ""
 	}
@@ -103,8 +103,8 @@ func statementNotRollbackable(toks []token, nesting int) (string, bool) {
 	}
 	// INSERT ... EXEC: check the executed code as well
 	for i, t := range toks {
-		if i > 0 && (t.isWord("EXEC") || t.isWord("EXECUTE")) && !toks[i-1].isOp(",") && !toks[i-1].isWord("GRANT") &&
-			!toks[i-1].isWord("DENY") && !toks[i-1].isWord("REVOKE") && !toks[i-1].isWord("WITH") {
+		if i > 0 && (t.IsWord("EXEC") || t.IsWord("EXECUTE")) && !toks[i-1].IsOp(",") && !toks[i-1].IsWord("GRANT") &&
+			!toks[i-1].IsWord("DENY") && !toks[i-1].IsWord("REVOKE") && !toks[i-1].IsWord("WITH") {
 			return execNotRollbackable(toks[i:], nesting)
 		}
 	}
@@ -117,21 +117,21 @@ func statementNotRollbackable(toks []token, nesting int) (string, bool) {
 // refused because it cannot be checked.
 func execNotRollbackable(toks []token, nesting int) (string, bool) {
 	i := 1
-	if len(toks) > 2 && toks[1].Kind == tokVariable && toks[2].isOp("=") {
+	if len(toks) > 2 && toks[1].Kind == tokVariable && toks[2].IsOp("=") {
 		i = 3 // EXEC @rc = proc
 	}
 	if i >= len(toks) {
 		return "", false
 	}
-	if toks[i].isOp("(") { // EXEC ('...' + ...)
+	if toks[i].IsOp("(") { // EXEC ('...' + ...)
 		var sql strings.Builder
 		for _, t := range toks[i+1:] {
 			switch {
-			case t.isOp(")"):
+			case t.IsOp(")"):
 				return checkDynamic(sql.String(), nesting)
 			case t.Kind == tokString || t.Kind == tokNString:
 				sql.WriteString(unquote(t))
-			case t.isOp("+"):
+			case t.IsOp("+"):
 			default:
 				return "EXEC of dynamic SQL built from variables or expressions cannot be checked", true
 			}
@@ -154,7 +154,7 @@ func execNotRollbackable(toks []token, nesting int) (string, bool) {
 	case isExecSQL:
 		if next < len(toks) {
 			s := toks[next]
-			if s.Kind == tokVariable && next+2 < len(toks) && toks[next+1].isOp("=") { // @stmt = N'...'
+			if s.Kind == tokVariable && next+2 < len(toks) && toks[next+1].IsOp("=") { // @stmt = N'...'
 				s = toks[next+2]
 			}
 			if s.Kind == tokString || s.Kind == tokNString {
@@ -178,7 +178,7 @@ func checkDynamic(sql string, nesting int) (string, bool) {
 
 func hasWords(toks []token, w string) bool {
 	for _, t := range toks {
-		if t.isWord(w) {
+		if t.IsWord(w) {
 			return true
 		}
 	}

@@ -223,7 +223,7 @@ func (s *Script) classifyLines(toks []token) {
 			continue
 		}
 		mark := s.codeLine
-		if t.comment() {
+		if t.Comment() {
 			mark = s.commentLine
 		}
 		end := t.End
@@ -274,10 +274,10 @@ func (s *Script) addBatch(sp batchSpan, toks []token) {
 
 	var leading []token
 	for _, t := range toks {
-		if !t.trivia() {
+		if !t.Trivia() {
 			break
 		}
-		if t.comment() {
+		if t.Comment() {
 			leading = append(leading, t)
 		}
 	}
@@ -316,11 +316,11 @@ func declaredVariables(ctoks []token, spans []stmtSpan) map[string]bool {
 		expect := true
 		for _, t := range ctoks[sp.first+1 : sp.last+1] {
 			switch {
-			case t.isOp("("):
+			case t.IsOp("("):
 				depth++
-			case t.isOp(")"):
+			case t.IsOp(")"):
 				depth--
-			case t.isOp(",") && depth == 0:
+			case t.IsOp(",") && depth == 0:
 				expect = true
 				continue
 			case t.Kind == tokVariable && expect:

@@ -21,12 +21,12 @@ func splitBatches(text string, toks []token, idx *lineIndex) ([]batchSpan, []Dia
 	var diags []Diagnostic
 	start := 0
 	for i, t := range toks {
-		if t.isOp(":") && startsLine(toks, i) && i+1 < len(toks) && toks[i+1].Kind == tokWord && toks[i+1].Start == t.End {
+		if t.IsOp(":") && startsLine(toks, i) && i+1 < len(toks) && toks[i+1].Kind == tokWord && toks[i+1].Start == t.End {
 			diags = append(diags, Diagnostic{Range: idx.span(t.Start, toks[i+1].End), Severity: SeverityWarning,
 				Message: fmt.Sprintf("sqlcmd command :%s is not supported; the line is sent to the server as T-SQL", toks[i+1].Text)})
 			continue
 		}
-		if !t.isWord("GO") || !startsLine(toks, i) {
+		if !t.IsWord("GO") || !startsLine(toks, i) {
 			continue
 		}
 		repeat, lineEnd, problem, countTok := goLine(text, toks, i)
@@ -151,7 +151,7 @@ func splitStatements(toks []token) []stmtSpan {
 		return nil
 	}
 	if wholeBatch(toks) {
-		return []stmtSpan{{first: 0, last: len(toks) - 1, keyword: toks[0].upper()}}
+		return []stmtSpan{{first: 0, last: len(toks) - 1, keyword: toks[0].Upper()}}
 	}
 	s := splitter{toks: toks, cur: -1}
 	for i := 0; i < len(toks); i++ {
@@ -164,17 +164,17 @@ func splitStatements(toks []token) []stmtSpan {
 func wholeBatch(toks []token) bool {
 	i := 0
 	switch {
-	case toks[0].isWord("CREATE"):
+	case toks[0].IsWord("CREATE"):
 		i = 1
-		if i+1 < len(toks) && toks[i].isWord("OR") && toks[i+1].isWord("ALTER") {
+		if i+1 < len(toks) && toks[i].IsWord("OR") && toks[i+1].IsWord("ALTER") {
 			i += 2
 		}
-	case toks[0].isWord("ALTER"):
+	case toks[0].IsWord("ALTER"):
 		i = 1
 	default:
 		return false
 	}
-	return i < len(toks) && bodyObjects[toks[i].upper()]
+	return i < len(toks) && bodyObjects[toks[i].Upper()]
 }
 
 type splitter struct {
@@ -207,16 +207,16 @@ func (s *splitter) start(i int) {
 func (s *splitter) begin(i int) {
 	s.kw, s.label = i, false
 	s.verb, s.needSet, s.insertSource, s.caseDepth = "", false, false, 0
-	kw := s.toks[i].upper()
+	kw := s.toks[i].Upper()
 	s.verb = kw
-	if kw == "UPDATE" && !s.at(i+1).isWord("STATISTICS") {
+	if kw == "UPDATE" && !s.at(i+1).IsWord("STATISTICS") {
 		s.needSet = true
 	}
 }
 
 func (s *splitter) end(last int) {
 	if s.cur >= 0 && last >= s.cur {
-		s.out = append(s.out, stmtSpan{first: s.cur, last: last, keyword: s.toks[s.kw].upper()})
+		s.out = append(s.out, stmtSpan{first: s.cur, last: last, keyword: s.toks[s.kw].Upper()})
 	}
 	s.cur = -1
 	s.depth = 0
@@ -229,14 +229,14 @@ func (s *splitter) step(i int) int {
 		s.label = false
 	}
 	switch {
-	case t.isOp(";"):
+	case t.IsOp(";"):
 		s.end(i)
 		return i
-	case t.isOp("("):
+	case t.IsOp("("):
 		s.ensure(i)
 		s.depth++
 		return i
-	case t.isOp(")"):
+	case t.IsOp(")"):
 		s.ensure(i)
 		if s.depth > 0 {
 			s.depth--
@@ -247,7 +247,7 @@ func (s *splitter) step(i int) int {
 		s.ensure(i)
 		return i
 	}
-	kw := t.upper()
+	kw := t.Upper()
 	switch kw {
 	case "CASE":
 		s.ensure(i)
@@ -265,7 +265,7 @@ func (s *splitter) step(i int) int {
 		return i
 	}
 	next := s.at(i + 1)
-	if next.isOp(":") && next.Start == t.End {
+	if next.IsOp(":") && next.Start == t.End {
 		// a label belongs to the statement it precedes, as in plans
 		s.end(i - 1)
 		s.start(i)
@@ -273,15 +273,15 @@ func (s *splitter) step(i int) int {
 		return i + 1
 	}
 	switch {
-	case kw == "BEGIN" && !(next.isWord("TRAN") || next.isWord("TRANSACTION") || next.isWord("DISTRIBUTED") || next.isWord("DIALOG") || next.isWord("CONVERSATION")):
+	case kw == "BEGIN" && !(next.IsWord("TRAN") || next.IsWord("TRANSACTION") || next.IsWord("DISTRIBUTED") || next.IsWord("DIALOG") || next.IsWord("CONVERSATION")):
 		s.end(i - 1)
-		if next.isWord("TRY") || next.isWord("CATCH") || next.isWord("ATOMIC") {
+		if next.IsWord("TRY") || next.IsWord("CATCH") || next.IsWord("ATOMIC") {
 			return i + 1
 		}
 		return i
-	case kw == "END" && !next.isWord("CONVERSATION"):
+	case kw == "END" && !next.IsWord("CONVERSATION"):
 		s.end(i - 1)
-		if next.isWord("TRY") || next.isWord("CATCH") {
+		if next.IsWord("TRY") || next.IsWord("CATCH") {
 			return i + 1
 		}
 		return i
@@ -316,7 +316,7 @@ func (s *splitter) ensure(i int) {
 // current statement.
 func (s *splitter) continues(i int, kw string) bool {
 	prev, next := s.toks[i-1], s.at(i+1)
-	if prev.isOp(".") || prev.isOp(",") || prev.isOp("::") || prev.isOp("=") || continuingPrev[prev.upper()] {
+	if prev.IsOp(".") || prev.IsOp(",") || prev.IsOp("::") || prev.IsOp("=") || continuingPrev[prev.Upper()] {
 		return true
 	}
 	switch kw {
@@ -325,21 +325,21 @@ func (s *splitter) continues(i int, kw string) bool {
 	case "INSERT", "MERGE":
 		return s.verb == "WITH"
 	case "DELETE":
-		return s.verb == "WITH" || prev.isWord("ON")
+		return s.verb == "WITH" || prev.IsWord("ON")
 	case "UPDATE":
-		return s.verb == "WITH" || next.isOp("(") || prev.isWord("ON")
+		return s.verb == "WITH" || next.IsOp("(") || prev.IsWord("ON")
 	case "FETCH":
-		return prev.isWord("ROWS") || prev.isWord("ROW")
+		return prev.IsWord("ROWS") || prev.IsWord("ROW")
 	case "EXEC", "EXECUTE":
 		return s.verb == "INSERT" && !s.insertSource
 	case "SET":
-		return s.needSet || s.verb == "ALTER" || prev.isWord("UPDATE") || prev.isWord("DELETE")
+		return s.needSet || s.verb == "ALTER" || prev.IsWord("UPDATE") || prev.IsWord("DELETE")
 	case "WITH":
 		return !s.startsCTE(i)
 	case "IF":
-		return next.isWord("EXISTS") && (s.verb == "DROP" || s.verb == "ALTER")
+		return next.IsWord("EXISTS") && (s.verb == "DROP" || s.verb == "ALTER")
 	case "ALTER", "DROP":
-		return s.verb == "ALTER" && !objectTypes[next.upper()]
+		return s.verb == "ALTER" && !objectTypes[next.Upper()]
 	}
 	return false
 }
@@ -370,19 +370,19 @@ func (s *splitter) note(i int, kw string) {
 // hint or option (WITH (NOLOCK), WITH TIES, WITH ROLLUP, ...).
 func (s *splitter) startsCTE(i int) bool {
 	name := s.at(i + 1)
-	if name.isWord("XMLNAMESPACES") {
+	if name.IsWord("XMLNAMESPACES") {
 		return true
 	}
 	if name.Kind != tokWord && name.Kind != tokQuotedIdent {
 		return false
 	}
 	j := i + 2
-	if s.at(j).isOp("(") {
+	if s.at(j).IsOp("(") {
 		depth := 0
 		for ; j < len(s.toks); j++ {
-			if s.toks[j].isOp("(") {
+			if s.toks[j].IsOp("(") {
 				depth++
-			} else if s.toks[j].isOp(")") {
+			} else if s.toks[j].IsOp(")") {
 				depth--
 				if depth == 0 {
 					break
@@ -391,5 +391,5 @@ func (s *splitter) startsCTE(i int) bool {
 		}
 		j++
 	}
-	return s.at(j).isWord("AS") && s.at(j+1).isOp("(")
+	return s.at(j).IsWord("AS") && s.at(j+1).IsOp("(")
 }

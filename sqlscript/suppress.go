@@ -30,7 +30,7 @@ const (
 // is an error: a suppression must say what it silences and why.
 func (s *Script) parseSuppressions(toks []token) {
 	for _, t := range toks {
-		if !t.comment() {
+		if !t.Comment() {
 			continue
 		}
 		body := t.Text[2:]

@@ -32,7 +32,7 @@ func CodeTokens(text string) []Token {
 		case tokQuotedIdent:
 			out[i].Identifier = unquote(t)
 		}
-		if t.literal() && !t.Unterminated {
+		if t.Literal() && !t.Unterminated {
 			if l, ok := literalFromTokens(toks[i:i+1], text); ok {
 				out[i].Literal = &l
 			}

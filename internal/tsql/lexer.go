@@ -1,4 +1,6 @@
-package sqlscript
+// Package tsql splits T-SQL text into tokens, comments and white space
+// included, the one lexer every package that reads T-SQL shares.
+package tsql
 
 import (
 	"strings"
@@ -6,42 +8,42 @@ import (
 	"unicode/utf8"
 )
 
-// tokenKind classifies a T-SQL token.
-type tokenKind int
+// Kind classifies a T-SQL token.
+type Kind int
 
 const (
-	tokSpace        tokenKind = iota // spaces, tabs, line breaks
-	tokLineComment                   // -- to the end of the line
-	tokBlockComment                  // /* ... */, nested
-	tokWord                          // identifier or keyword, also #temp and $action
-	tokQuotedIdent                   // [name] or "name"
-	tokVariable                      // @name
-	tokSysVariable                   // @@name
-	tokString                        // 'text'
-	tokNString                       // N'text'
-	tokNumber                        // 12, 1.5, .5, 1e5
-	tokMoney                         // $12.5
-	tokBinary                        // 0x1F
-	tokOperator                      // punctuation and operators, one or two characters
+	Space        Kind = iota // spaces, tabs, line breaks
+	LineComment              // -- to the end of the line
+	BlockComment             // /* ... */, nested
+	Word                     // identifier or keyword, also #temp and $action
+	QuotedIdent              // [name] or "name"
+	Variable                 // @name
+	SysVariable              // @@name
+	String                   // 'text'
+	NString                  // N'text'
+	Number                   // 12, 1.5, .5, 1e5
+	Money                    // $12.5
+	Binary                   // 0x1F
+	Operator                 // punctuation and operators, one or two characters
 )
 
-var tokenKindNames = [...]string{
-	tokSpace: "whitespace", tokLineComment: "comment", tokBlockComment: "comment", tokWord: "word",
-	tokQuotedIdent: "quoted identifier", tokVariable: "variable", tokSysVariable: "system variable",
-	tokString: "string", tokNString: "Unicode string", tokNumber: "number", tokMoney: "money literal",
-	tokBinary: "binary literal", tokOperator: "operator",
+var kindNames = [...]string{
+	Space: "whitespace", LineComment: "comment", BlockComment: "comment", Word: "word",
+	QuotedIdent: "quoted identifier", Variable: "variable", SysVariable: "system variable",
+	String: "string", NString: "Unicode string", Number: "number", Money: "money literal",
+	Binary: "binary literal", Operator: "operator",
 }
 
-func (k tokenKind) String() string {
-	if int(k) < len(tokenKindNames) {
-		return tokenKindNames[k]
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
 	}
 	return "token"
 }
 
-// token is one lexeme of a text; Start and End are byte offsets.
-type token struct {
-	Kind       tokenKind
+// Token is one lexeme of a text; Start and End are byte offsets.
+type Token struct {
+	Kind       Kind
 	Start, End int
 	Text       string
 	// Unterminated is set for a string, quoted identifier or block comment
@@ -49,39 +51,43 @@ type token struct {
 	Unterminated bool
 }
 
-func (t token) trivia() bool { return t.Kind <= tokBlockComment }
-func (t token) comment() bool {
-	return t.Kind == tokLineComment || t.Kind == tokBlockComment
+// Trivia reports white space and comments.
+func (t Token) Trivia() bool { return t.Kind <= BlockComment }
+
+// Comment reports a line or block comment.
+func (t Token) Comment() bool {
+	return t.Kind == LineComment || t.Kind == BlockComment
 }
 
-// isWord reports whether t is the unquoted word w (compared case-insensitively).
-func (t token) isWord(w string) bool { return t.Kind == tokWord && strings.EqualFold(t.Text, w) }
+// IsWord reports whether t is the unquoted word w (compared case-insensitively).
+func (t Token) IsWord(w string) bool { return t.Kind == Word && strings.EqualFold(t.Text, w) }
 
-// isOp reports whether t is the operator or punctuation op.
-func (t token) isOp(op string) bool { return t.Kind == tokOperator && t.Text == op }
+// IsOp reports whether t is the operator or punctuation op.
+func (t Token) IsOp(op string) bool { return t.Kind == Operator && t.Text == op }
 
-func (t token) literal() bool {
+// Literal reports a string, number, money or binary literal.
+func (t Token) Literal() bool {
 	switch t.Kind {
-	case tokString, tokNString, tokNumber, tokMoney, tokBinary:
+	case String, NString, Number, Money, Binary:
 		return true
 	}
 	return false
 }
 
-// upper returns the word in upper case ("" for other tokens).
-func (t token) upper() string {
-	if t.Kind != tokWord {
+// Upper returns the word in upper case ("" for other tokens).
+func (t Token) Upper() string {
+	if t.Kind != Word {
 		return ""
 	}
 	return strings.ToUpper(t.Text)
 }
 
-// lex splits text into tokens, trivia included. It never fails: an
+// Lex splits text into tokens, trivia included. It never fails: an
 // unterminated string, identifier or comment runs to the end of the text and
 // is marked Unterminated, and unknown characters become operator tokens.
-func lex(text string) []token {
+func Lex(text string) []Token {
 	l := lexer{text: text}
-	toks := make([]token, 0, len(text)/4+1)
+	toks := make([]Token, 0, len(text)/4+1)
 	for l.pos < len(text) {
 		toks = append(toks, l.next(toks))
 	}
@@ -106,7 +112,8 @@ func (l *lexer) peek(off int) rune {
 	return r
 }
 
-func isSpace(r rune) bool {
+// IsSpace reports a character T-SQL treats as white space.
+func IsSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v' || unicode.IsSpace(r)
 }
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
@@ -120,92 +127,92 @@ func isIdentPart(r rune) bool {
 
 var twoCharOps = []string{"<>", "!=", "!<", "!>", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", "=>"}
 
-func (l *lexer) next(prev []token) token {
+func (l *lexer) next(prev []Token) Token {
 	start := l.pos
 	r := l.peek(0)
-	tok := func(k tokenKind) token {
-		return token{Kind: k, Start: start, End: l.pos, Text: l.text[start:l.pos]}
+	tok := func(k Kind) Token {
+		return Token{Kind: k, Start: start, End: l.pos, Text: l.text[start:l.pos]}
 	}
 	switch {
-	case isSpace(r):
-		for l.pos < len(l.text) && isSpace(l.peek(0)) {
+	case IsSpace(r):
+		for l.pos < len(l.text) && IsSpace(l.peek(0)) {
 			l.advance()
 		}
-		return tok(tokSpace)
+		return tok(Space)
 	case r == '-' && l.peek(1) == '-':
 		for l.pos < len(l.text) && l.text[l.pos] != '\n' && l.text[l.pos] != '\r' {
 			l.pos++
 		}
-		return tok(tokLineComment)
+		return tok(LineComment)
 	case r == '/' && l.peek(1) == '*':
 		closed := l.blockComment()
-		t := tok(tokBlockComment)
+		t := tok(BlockComment)
 		t.Unterminated = !closed
 		return t
 	case r == '\'':
 		closed := l.quoted('\'')
-		t := tok(tokString)
+		t := tok(String)
 		t.Unterminated = !closed
 		return t
 	case (r == 'N' || r == 'n') && l.peek(1) == '\'':
 		l.pos++
 		closed := l.quoted('\'')
-		t := tok(tokNString)
+		t := tok(NString)
 		t.Unterminated = !closed
 		return t
 	case r == '[':
 		closed := l.quoted(']')
-		t := tok(tokQuotedIdent)
+		t := tok(QuotedIdent)
 		t.Unterminated = !closed
 		return t
 	case r == '"':
 		closed := l.quoted('"')
-		t := tok(tokQuotedIdent)
+		t := tok(QuotedIdent)
 		t.Unterminated = !closed
 		return t
 	case r == '@' && l.peek(1) == '@':
 		l.pos += 2
 		l.identRest()
-		return tok(tokSysVariable)
+		return tok(SysVariable)
 	case r == '@' && isIdentPart(l.peek(1)):
 		l.pos++
 		l.identRest()
-		return tok(tokVariable)
+		return tok(Variable)
 	case r == '0' && (l.peek(1) == 'x' || l.peek(1) == 'X'):
 		l.pos += 2
 		for isHex(l.peek(0)) {
 			l.pos++
 		}
-		return tok(tokBinary)
+		return tok(Binary)
 	case isDigit(r) || (r == '.' && isDigit(l.peek(1)) && !adjacentName(prev, start)):
 		return tok(l.number())
 	case unicode.Is(unicode.Sc, r) && (isDigit(l.peek(1)) || (l.peek(1) == '.' && isDigit(l.peek(2)))):
 		l.advance()
 		l.number()
-		return tok(tokMoney)
+		return tok(Money)
 	case isIdentStart(r) || (r == '$' && unicode.IsLetter(l.peek(1))):
 		l.advance()
 		l.identRest()
-		return tok(tokWord)
+		return tok(Word)
 	}
 	for _, op := range twoCharOps {
 		if strings.HasPrefix(l.text[l.pos:], op) {
 			l.pos += len(op)
-			return tok(tokOperator)
+			return tok(Operator)
 		}
 	}
 	l.advance()
-	return tok(tokOperator)
+	return tok(Operator)
 }
 
 // adjacentName reports whether the token before offset is a name that ends
 // exactly there, so that a following "." is a qualifier and not a number.
-func adjacentName(prev []token, offset int) bool {
+func adjacentName(prev []Token, offset int) bool {
 	if len(prev) == 0 {
 		return false
 	}
 	p := prev[len(prev)-1]
-	return p.End == offset && (p.Kind == tokWord || p.Kind == tokQuotedIdent || p.Kind == tokVariable || p.isOp(")"))
+	return p.End == offset && (p.Kind == Word || p.Kind == QuotedIdent || p.Kind == Variable || p.IsOp(")"))
 }
 
 func (l *lexer) advance() {
@@ -259,8 +266,8 @@ func (l *lexer) blockComment() bool {
 	return false
 }
 
-// number consumes digits, a fraction and an exponent and returns tokNumber.
-func (l *lexer) number() tokenKind {
+// number consumes digits, a fraction and an exponent and returns Number.
+func (l *lexer) number() Kind {
 	for isDigit(l.peek(0)) {
 		l.pos++
 	}
@@ -281,21 +288,21 @@ func (l *lexer) number() tokenKind {
 			l.pos++
 		}
 	}
-	return tokNumber
+	return Number
 }
 
-// unquote returns the content of a string, N-string or quoted identifier
+// Unquote returns the content of a string, N-string or quoted identifier
 // token with doubled closers collapsed; other tokens are returned as they are.
-func unquote(t token) string {
+func Unquote(t Token) string {
 	s := t.Text
 	var closer string
 	switch t.Kind {
-	case tokNString:
+	case NString:
 		s = s[1:]
 		closer = "'"
-	case tokString:
+	case String:
 		closer = "'"
-	case tokQuotedIdent:
+	case QuotedIdent:
 		closer = "]"
 		if s[0] == '"' {
 			closer = `"`
@@ -310,11 +317,11 @@ func unquote(t token) string {
 	return strings.ReplaceAll(s, closer+closer, closer)
 }
 
-// code returns the tokens that are not trivia.
-func code(toks []token) []token {
-	out := make([]token, 0, len(toks))
+// Code returns the tokens that are not trivia (white space and comments).
+func Code(toks []Token) []Token {
+	out := make([]Token, 0, len(toks))
 	for _, t := range toks {
-		if !t.trivia() {
+		if !t.Trivia() {
 			out = append(out, t)
 		}
 	}

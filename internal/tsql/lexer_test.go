@@ -1,4 +1,4 @@
-package sqlscript
+package tsql
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 )
 
 // render shows the code tokens of a text as kind:text, comments included.
-func render(toks []token) string {
+func render(toks []Token) string {
 	var parts []string
 	for _, t := range toks {
-		if t.Kind == tokSpace {
+		if t.Kind == Space {
 			continue
 		}
 		s := fmt.Sprintf("%s:%s", t.Kind, t.Text)
@@ -55,9 +55,9 @@ func TestLex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			toks := lex(tt.in)
+			toks := Lex(tt.in)
 			if got := render(toks); got != tt.want {
-				t.Errorf("lex(%q)\n got %s\nwant %s", tt.in, got, tt.want)
+				t.Errorf("Lex(%q)\n got %s\nwant %s", tt.in, got, tt.want)
 			}
 			// tokens cover the text exactly
 			var sb strings.Builder
@@ -84,12 +84,12 @@ func TestUnquote(t *testing.T) {
 		{"word", "word"},
 	}
 	for _, tt := range tests {
-		toks := lex(tt.in)
+		toks := Lex(tt.in)
 		if len(toks) != 1 {
-			t.Fatalf("lex(%q) = %d tokens", tt.in, len(toks))
+			t.Fatalf("Lex(%q) = %d tokens", tt.in, len(toks))
 		}
-		if got := unquote(toks[0]); got != tt.want {
-			t.Errorf("unquote(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Unquote(toks[0]); got != tt.want {
+			t.Errorf("Unquote(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
