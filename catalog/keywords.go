@@ -1,6 +1,10 @@
 package catalog
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/planlint/planlint/internal/tsql"
+)
 
 // reserved holds T-SQL's reserved keywords, which cannot be plain
 // (unquoted) identifiers.
@@ -52,19 +56,9 @@ func quoteName(name string) string {
 	return "[" + strings.ReplaceAll(name, "]", "]]") + "]"
 }
 
-// isRegularIdent reports whether name lexes as one plain identifier.
+// isRegularIdent reports whether name lexes as one plain identifier (not
+// a variable, which starts with @).
 func isRegularIdent(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i, r := range name {
-		if i == 0 && !isIdentStart(r) {
-			return false
-		}
-		if i > 0 && !isIdentPart(r) {
-			return false
-		}
-	}
-	// A name starting with @ would read as a variable.
-	return name[0] != '@'
+	toks := tsql.Lex(name)
+	return len(toks) == 1 && toks[0].Kind == tsql.Word
 }

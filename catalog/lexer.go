@@ -3,8 +3,9 @@ package catalog
 import (
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/planlint/planlint/internal/tsql"
 )
 
 // tokenKind classifies a T-SQL token.
@@ -49,268 +50,83 @@ func (t token) isName() bool {
 	return t.kind == tokQuoted && t.value != "" || t.kind == tokIdent && !isReserved(t.text)
 }
 
-// lexer splits T-SQL text into tokens. Comments (-- and nested /* */) and
-// whitespace are dropped; GO lines become tokGo when batches is set.
-type lexer struct {
-	src     string
-	pos     int
-	batches bool
-	// lineStart is true while only whitespace has been seen since the last
-	// newline, so a GO here may be a batch separator.
-	lineStart bool
-}
-
-// lex returns all tokens of src, ending with tokEOF or, on an unterminated
-// construct, with tokError (whose text says what is unterminated).
+// lex returns the code tokens of src, read with the shared T-SQL lexer,
+// ending with tokEOF or, on an unterminated construct, with tokError (whose
+// text says what is unterminated). Comments and whitespace are dropped; a
+// GO line becomes tokGo when batches is set.
 func lex(src string, batches bool) []token {
-	lx := &lexer{src: src, batches: batches, lineStart: true}
-	toks := make([]token, 0, len(src)/4+2) // scripts average a token per 5 or 6 bytes
-	for {
-		t := lx.next()
-		toks = append(toks, t)
-		if t.kind == tokEOF || t.kind == tokError {
-			return toks
-		}
-	}
-}
-
-func (lx *lexer) next() token {
-	space, errTok := lx.skipSpace()
-	if errTok != nil {
-		return *errTok
-	}
-	start := lx.pos
-	atLineStart := lx.lineStart
-	lx.lineStart = false
-	if lx.pos >= len(lx.src) {
-		return token{kind: tokEOF, pos: start, end: start, space: space}
-	}
-	c := lx.src[lx.pos]
-	r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
-	t := token{pos: start, space: space}
-	switch {
-	case (c == 'N' || c == 'n') && lx.peekByte(1) == '\'':
-		lx.pos++
-		return lx.stringLit(t)
-	case c == '\'':
-		return lx.stringLit(t)
-	case c == '[':
-		return lx.quotedIdent(t, ']', "bracketed identifier")
-	case c == '"':
-		return lx.quotedIdent(t, '"', "double-quoted identifier")
-	case c == '0' && (lx.peekByte(1) == 'x' || lx.peekByte(1) == 'X'):
-		lx.pos += 2
-		for lx.pos < len(lx.src) && isHex(lx.src[lx.pos]) {
-			lx.pos++
-		}
-		t.kind = tokBinary
-	case isDigit(c) || (c == '.' && isDigit(lx.peekByte(1))):
-		lx.number()
-		t.kind = tokNumber
-	case isIdentStart(r):
-		lx.pos += size
-		for lx.pos < len(lx.src) {
-			r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
-			if !isIdentPart(r) {
-				break
-			}
-			lx.pos += size
-		}
-		t.kind = tokIdent
-		if lx.batches && atLineStart && strings.EqualFold(lx.src[start:lx.pos], "GO") && lx.restIsGoLine() {
-			t.kind = tokGo
-		}
-	default:
-		t.kind = tokPunct
-		lx.pos += size
-		if lx.pos < len(lx.src) {
-			switch two := lx.src[start : lx.pos+1]; two {
-			case "<>", "<=", ">=", "!=", "!<", "!>", "::":
-				lx.pos++
-			}
-		}
-	}
-	t.end = lx.pos
-	t.text = lx.src[start:lx.pos]
-	t.value = t.text
-	return t
-}
-
-// skipSpace skips whitespace and comments. It reports whether anything was
-// skipped, or returns an error token for an unterminated block comment.
-func (lx *lexer) skipSpace() (bool, *token) {
-	skipped := false
-	for lx.pos < len(lx.src) {
-		c := lx.src[lx.pos]
+	raw := tsql.Lex(src)
+	toks := make([]token, 0, len(raw)/2+2)
+	space := false
+	lineStart := true // only white space since the start or the last line break
+	for i := 0; i < len(raw); i++ {
+		r := raw[i]
 		switch {
-		case c == '\n':
-			lx.pos++
-			lx.lineStart = true
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			lx.pos++
-		case c == '-' && lx.peekByte(1) == '-':
-			for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
-				lx.pos++
+		case r.Kind == tsql.Space || r.IsOp("\uFEFF"):
+			space = true
+			lineStart = lineStart || strings.Contains(r.Text, "\n")
+			continue
+		case r.Comment():
+			if r.Unterminated {
+				return append(toks, token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated /* comment"})
 			}
-			lx.lineStart = false
-		case c == '/' && lx.peekByte(1) == '*':
-			start := lx.pos
-			depth := 0
-			for {
-				if lx.pos >= len(lx.src) {
-					return skipped, &token{kind: tokError, pos: start, end: lx.pos,
-						text: "unterminated /* comment"}
-				}
-				switch {
-				case strings.HasPrefix(lx.src[lx.pos:], "/*"):
-					depth++
-					lx.pos += 2
-				case strings.HasPrefix(lx.src[lx.pos:], "*/"):
-					depth--
-					lx.pos += 2
-				default:
-					lx.pos++
-				}
-				if depth == 0 {
-					break
-				}
-			}
-			lx.lineStart = false
+			space, lineStart = true, false
+			continue
+		}
+		t := token{pos: r.Start, end: r.End, text: r.Text, value: r.Text, space: space}
+		switch r.Kind {
+		case tsql.Word, tsql.Variable, tsql.SysVariable:
+			t.kind = tokIdent
+		case tsql.QuotedIdent:
+			t.kind, t.value = tokQuoted, tsql.Unquote(r)
+		case tsql.String, tsql.NString:
+			t.kind, t.value = tokString, tsql.Unquote(r)
+		case tsql.Number, tsql.Money:
+			t.kind = tokNumber
+		case tsql.Binary:
+			t.kind = tokBinary
 		default:
-			r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
-			if r == '\uFEFF' || (r != utf8.RuneError && unicode.IsSpace(r)) {
-				lx.pos += size
-				break
+			t.kind = tokPunct
+		}
+		if r.Unterminated {
+			what := "string literal"
+			if r.Kind == tsql.QuotedIdent {
+				what = map[bool]string{true: "bracketed identifier", false: "double-quoted identifier"}[r.Text[0] == '[']
 			}
-			return skipped, nil
+			return append(toks, token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated " + what})
 		}
-		skipped = true
-	}
-	return skipped, nil
-}
-
-// restIsGoLine reports whether the rest of the line after a GO holds only
-// an optional repeat count, whitespace and an optional -- comment.
-func (lx *lexer) restIsGoLine() bool {
-	rest := lx.src[lx.pos:]
-	if i := strings.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
-	}
-	if i := strings.Index(rest, "--"); i >= 0 {
-		rest = rest[:i]
-	}
-	rest = strings.TrimSpace(rest)
-	for i := 0; i < len(rest); i++ {
-		if !isDigit(rest[i]) {
-			return false
-		}
-	}
-	// Consume the count so it does not become a token of the next batch.
-	for lx.pos < len(lx.src) && (lx.src[lx.pos] == ' ' || lx.src[lx.pos] == '\t') {
-		lx.pos++
-	}
-	for lx.pos < len(lx.src) && isDigit(lx.src[lx.pos]) {
-		lx.pos++
-	}
-	return true
-}
-
-func (lx *lexer) stringLit(t token) token {
-	lx.pos++ // opening quote
-	var b strings.Builder
-	for {
-		if lx.pos >= len(lx.src) {
-			return token{kind: tokError, pos: t.pos, end: lx.pos, text: "unterminated string literal"}
-		}
-		c := lx.src[lx.pos]
-		lx.pos++
-		if c == '\'' {
-			if lx.peekByte(0) == '\'' {
-				b.WriteByte('\'')
-				lx.pos++
-				continue
-			}
-			break
-		}
-		b.WriteByte(c)
-	}
-	t.kind = tokString
-	t.end = lx.pos
-	t.text = lx.src[t.pos:lx.pos]
-	t.value = b.String()
-	return t
-}
-
-func (lx *lexer) quotedIdent(t token, closer byte, what string) token {
-	lx.pos++
-	var b strings.Builder
-	for {
-		if lx.pos >= len(lx.src) {
-			return token{kind: tokError, pos: t.pos, end: lx.pos, text: "unterminated " + what}
-		}
-		c := lx.src[lx.pos]
-		lx.pos++
-		if c == closer {
-			if lx.peekByte(0) == closer {
-				b.WriteByte(closer)
-				lx.pos++
-				continue
-			}
-			break
-		}
-		b.WriteByte(c)
-	}
-	t.kind = tokQuoted
-	t.end = lx.pos
-	t.text = lx.src[t.pos:lx.pos]
-	t.value = b.String()
-	return t
-}
-
-// number scans digits, an optional fraction and an optional exponent.
-func (lx *lexer) number() {
-	for lx.pos < len(lx.src) && isDigit(lx.src[lx.pos]) {
-		lx.pos++
-	}
-	if lx.peekByte(0) == '.' {
-		lx.pos++
-		for lx.pos < len(lx.src) && isDigit(lx.src[lx.pos]) {
-			lx.pos++
-		}
-	}
-	if c := lx.peekByte(0); c == 'e' || c == 'E' {
-		n := 1
-		if s := lx.peekByte(1); s == '+' || s == '-' {
-			n = 2
-		}
-		if isDigit(lx.peekByte(n)) {
-			lx.pos += n
-			for lx.pos < len(lx.src) && isDigit(lx.src[lx.pos]) {
-				lx.pos++
+		if batches && lineStart && r.IsWord("GO") {
+			if last, ok := goLine(raw, i); ok {
+				t.kind = tokGo
+				i = last
 			}
 		}
+		toks = append(toks, t)
+		space, lineStart = false, false
 	}
+	return append(toks, token{kind: tokEOF, pos: len(src), end: len(src), space: space})
 }
 
-func (lx *lexer) peekByte(ahead int) byte {
-	if lx.pos+ahead < len(lx.src) {
-		return lx.src[lx.pos+ahead]
+// goLine reports whether the GO at raw[i] is a batch separator: the rest of
+// its line holds only an optional repeat count, white space and an optional
+// -- comment. last is the index of the count, so it is consumed with the GO.
+func goLine(raw []tsql.Token, i int) (last int, ok bool) {
+	last = i
+	counted := false
+	for _, r := range raw[i+1:] {
+		switch {
+		case r.Kind == tsql.Space && strings.Contains(r.Text, "\n"), r.Kind == tsql.LineComment:
+			return last, true
+		case r.Kind == tsql.Space:
+		case r.Kind == tsql.Number && !counted && strings.Trim(r.Text, "0123456789") == "":
+			counted = true
+			last = i + 1
+		default:
+			return i, false
+		}
+		i++
 	}
-	return 0
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isHex(c byte) bool {
-	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func isIdentStart(r rune) bool {
-	return r == '_' || r == '@' || r == '#' || (r != utf8.RuneError && unicode.IsLetter(r))
-}
-
-func isIdentPart(r rune) bool {
-	return isIdentStart(r) || r == '$' || (r != utf8.RuneError && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)))
+	return last, true
 }
 
 // positions maps byte offsets of a text to 1-based lines and columns

@@ -217,3 +217,5 @@ func isWord(s string) bool {
 	}
 	return true
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -3,10 +3,7 @@ package sqlscript
 import "github.com/planlint/planlint/internal/tsql"
 
 // The package reads T-SQL with the shared lexer under short local names.
-type (
-	token     = tsql.Token
-	tokenKind = tsql.Kind
-)
+type token = tsql.Token
 
 const (
 	tokSpace        = tsql.Space

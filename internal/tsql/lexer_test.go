@@ -93,3 +93,29 @@ func TestUnquote(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLex: tokens cover the text exactly, in order, and Code drops only
+// trivia.
+func FuzzLex(f *testing.F) {
+	for _, s := range []string{"SELECT a, [b]]c] FROM t WHERE x = N'it''s' -- c\nGO 2", "/* /* */", "@@v @x $1.5 0x1F .5e+3", "'open", "a\u00a0b\uFEFF"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := Lex(s)
+		end := 0
+		for _, tk := range toks {
+			if tk.Start != end || tk.End <= tk.Start || s[tk.Start:tk.End] != tk.Text {
+				t.Fatalf("token %+v does not continue at %d", tk, end)
+			}
+			end = tk.End
+		}
+		if end != len(s) {
+			t.Fatalf("tokens end at %d of %d", end, len(s))
+		}
+		for _, tk := range Code(toks) {
+			if tk.Trivia() {
+				t.Fatalf("Code kept %+v", tk)
+			}
+		}
+	})
+}
