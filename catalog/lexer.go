@@ -55,12 +55,15 @@ func (t token) isName() bool {
 // text says what is unterminated). Comments and whitespace are dropped; a
 // GO line becomes tokGo when batches is set.
 func lex(src string, batches bool) []token {
-	raw := tsql.Lex(src)
-	toks := make([]token, 0, len(raw)/2+2)
+	sc := tsql.NewScanner(src)
+	toks := make([]token, 0, len(src)/4+2) // scripts average a code token per 5 or 6 bytes
 	space := false
 	lineStart := true // only white space since the start or the last line break
-	for i := 0; i < len(raw); i++ {
-		r := raw[i]
+	for {
+		r, ok := sc.Next()
+		if !ok {
+			return append(toks, token{kind: tokEOF, pos: len(src), end: len(src), space: space})
+		}
 		switch {
 		case r.Kind == tsql.Space || r.IsOp("\uFEFF"):
 			space = true
@@ -96,37 +99,36 @@ func lex(src string, batches bool) []token {
 			return append(toks, token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated " + what})
 		}
 		if batches && lineStart && r.IsWord("GO") {
-			if last, ok := goLine(raw, i); ok {
+			if rest, ok := goLine(*sc); ok {
 				t.kind = tokGo
-				i = last
+				*sc = rest
 			}
 		}
 		toks = append(toks, t)
 		space, lineStart = false, false
 	}
-	return append(toks, token{kind: tokEOF, pos: len(src), end: len(src), space: space})
 }
 
-// goLine reports whether the GO at raw[i] is a batch separator: the rest of
-// its line holds only an optional repeat count, white space and an optional
-// -- comment. last is the index of the count, so it is consumed with the GO.
-func goLine(raw []tsql.Token, i int) (last int, ok bool) {
-	last = i
+// goLine reports whether the GO just read by sc is a batch separator: the
+// rest of its line holds only an optional repeat count, white space and an
+// optional -- comment. rest continues after the count, so it is consumed
+// with the GO.
+func goLine(sc tsql.Scanner) (rest tsql.Scanner, ok bool) {
+	rest = sc
 	counted := false
-	for _, r := range raw[i+1:] {
+	for {
+		r, more := sc.Next()
 		switch {
-		case r.Kind == tsql.Space && strings.Contains(r.Text, "\n"), r.Kind == tsql.LineComment:
-			return last, true
+		case !more, r.Kind == tsql.Space && strings.Contains(r.Text, "\n"), r.Kind == tsql.LineComment:
+			return rest, true
 		case r.Kind == tsql.Space:
 		case r.Kind == tsql.Number && !counted && strings.Trim(r.Text, "0123456789") == "":
 			counted = true
-			last = i + 1
+			rest = sc
 		default:
-			return i, false
+			return rest, false
 		}
-		i++
 	}
-	return last, true
 }
 
 // positions maps byte offsets of a text to 1-based lines and columns

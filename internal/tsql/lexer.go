@@ -86,20 +86,48 @@ func (t Token) Upper() string {
 // unterminated string, identifier or comment runs to the end of the text and
 // is marked Unterminated, and unknown characters become operator tokens.
 func Lex(text string) []Token {
-	l := lexer{text: text}
+	s := NewScanner(text)
 	toks := make([]Token, 0, len(text)/4+1)
-	for l.pos < len(text) {
-		toks = append(toks, l.next(toks))
+	for {
+		t, ok := s.Next()
+		if !ok {
+			return toks
+		}
+		toks = append(toks, t)
 	}
-	return toks
+}
+
+// Scanner returns the tokens of a text one at a time, as Lex would, without
+// holding them all. A copy of a Scanner scans on independently, which makes
+// looking ahead cheap.
+type Scanner struct {
+	l lexer
+}
+
+// NewScanner starts scanning text.
+func NewScanner(text string) *Scanner { return &Scanner{l: lexer{text: text}} }
+
+// Next returns the next token, or false at the end of the text.
+func (s *Scanner) Next() (Token, bool) {
+	if s.l.pos >= len(s.l.text) {
+		return Token{}, false
+	}
+	t := s.l.next()
+	s.l.prev, s.l.hasPrev = t, true
+	return t, true
 }
 
 type lexer struct {
-	text string
-	pos  int
+	text    string
+	pos     int
+	prev    Token // the token before the one being read
+	hasPrev bool
 }
 
 func (l *lexer) peek(off int) rune {
+	if off == 0 && l.pos < len(l.text) && l.text[l.pos] < utf8.RuneSelf {
+		return rune(l.text[l.pos])
+	}
 	i := l.pos
 	for ; off > 0 && i < len(l.text); off-- {
 		_, n := utf8.DecodeRuneInString(l.text[i:])
@@ -127,7 +155,7 @@ func isIdentPart(r rune) bool {
 
 var twoCharOps = []string{"<>", "!=", "!<", "!>", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", "=>"}
 
-func (l *lexer) next(prev []Token) Token {
+func (l *lexer) next() Token {
 	start := l.pos
 	r := l.peek(0)
 	tok := func(k Kind) Token {
@@ -184,7 +212,7 @@ func (l *lexer) next(prev []Token) Token {
 			l.pos++
 		}
 		return tok(Binary)
-	case isDigit(r) || (r == '.' && isDigit(l.peek(1)) && !adjacentName(prev, start)):
+	case isDigit(r) || (r == '.' && isDigit(l.peek(1)) && !l.adjacentName(start)):
 		return tok(l.number())
 	case unicode.Is(unicode.Sc, r) && (isDigit(l.peek(1)) || (l.peek(1) == '.' && isDigit(l.peek(2)))):
 		l.advance()
@@ -207,11 +235,11 @@ func (l *lexer) next(prev []Token) Token {
 
 // adjacentName reports whether the token before offset is a name that ends
 // exactly there, so that a following "." is a qualifier and not a number.
-func adjacentName(prev []Token, offset int) bool {
-	if len(prev) == 0 {
+func (l *lexer) adjacentName(offset int) bool {
+	if !l.hasPrev {
 		return false
 	}
-	p := prev[len(prev)-1]
+	p := l.prev
 	return p.End == offset && (p.Kind == Word || p.Kind == QuotedIdent || p.Kind == Variable || p.IsOp(")"))
 }
 
