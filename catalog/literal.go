@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // literalKind classifies a T-SQL constant.
@@ -80,6 +82,10 @@ func closes(toks []token) bool {
 }
 
 func numberLiteral(sign, digits string, fallback literal) literal {
+	// A money constant ($10.0000, £3) is its number.
+	if r, size := utf8.DecodeRuneInString(digits); size > 0 && unicode.Is(unicode.Sc, r) {
+		digits = digits[size:]
+	}
 	if i := strings.IndexAny(digits, "eE"); i >= 0 {
 		exp, err := strconv.Atoi(digits[i+1:])
 		if err != nil || exp > maxExponent || exp < -maxExponent {

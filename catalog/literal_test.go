@@ -28,6 +28,11 @@ func TestCompareLiterals(t *testing.T) {
 		{"5637144576.", "5637144575", 1, true},
 		{"12345678901234567890123", "12345678901234567890124", -1, true},
 		{"1e500", "1e500", 0, true}, // too large to compare numerically, equal as text
+		// Money constants, as filter_definition stores them, are numbers.
+		{"($10.0000)", "10", 0, true},
+		{"$10", "(11)", -1, true},
+		{"-$5", "0", -1, true},
+		{"£3", "3.00", 0, true},
 		{"1e500", "1e501", -1, false},
 		// Strings: equal when the text is, trailing spaces aside.
 		{"N'a'", "'a'", 0, true},
