@@ -39,12 +39,7 @@ func runFilteredIndexHint(p *Pass) {
 				continue
 			}
 			o := a.Object()
-			filter, filtered := "", o.Filtered
-			if t := findTable(p.Catalog, o); t != nil {
-				if ix := t.FindIndex(o.Index); ix != nil && ix.FilterDefinition != "" {
-					filtered, filter = true, ix.FilterDefinition
-				}
-			}
+			filter, filtered := indexFilter(p.Catalog, o)
 			if !filtered {
 				continue
 			}

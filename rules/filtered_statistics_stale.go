@@ -91,7 +91,7 @@ func filteredIndexReads(p *Pass, q *plan.QueryPlan) []*indexRead {
 			continue
 		}
 		o := n.Access.Object()
-		if o.Index == "" || !filteredIndex(p, o) {
+		if _, filtered := indexFilter(p.Catalog, o); o.Index == "" || !filtered {
 			continue
 		}
 		var r *indexRead
@@ -116,20 +116,6 @@ func filteredIndexReads(p *Pass, q *plan.QueryPlan) []*indexRead {
 		r.readers = append(r.readers, n)
 	}
 	return out
-}
-
-// filteredIndex reports whether the plan or the catalog says the object's
-// index has a filter.
-func filteredIndex(p *Pass, o plan.ObjectRef) bool {
-	if o.Filtered {
-		return true
-	}
-	if t := findTable(p.Catalog, o); t != nil {
-		if ix := t.FindIndex(o.Index); ix != nil {
-			return ix.FilterDefinition != ""
-		}
-	}
-	return false
 }
 
 // autoUpdateThreshold is the modification count at which SQL Server updates

@@ -233,6 +233,18 @@ func findTable(cat *catalog.Catalog, o plan.ObjectRef) *catalog.Table {
 	return cat.FindTable(o.Database, o.Schema, o.Table)
 }
 
+// indexFilter reports whether the object's index is filtered, as the plan
+// (Object/@Filtered) or the catalog says, and the catalog's filter
+// definition when it has one.
+func indexFilter(cat *catalog.Catalog, o plan.ObjectRef) (filter string, filtered bool) {
+	if t := findTable(cat, o); t != nil {
+		if ix := t.FindIndex(o.Index); ix != nil && ix.FilterDefinition != "" {
+			return ix.FilterDefinition, true
+		}
+	}
+	return "", o.Filtered
+}
+
 // databaseOf returns the catalog settings of the object's database (or of
 // the only database known when the plan does not name one).
 func databaseOf(cat *catalog.Catalog, o plan.ObjectRef) *catalog.Database {
