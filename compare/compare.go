@@ -482,8 +482,8 @@ func pairOperators(qa, qb *plan.QueryPlan) []OperatorDiff {
 			d.EstimatedRows.B = m.EstimatedRowsAllExecutions()
 			d.CostShare.B = share(qb, m)
 		}
-		d.ActualRowsA, d.ActualRowsB = actual(n), actual(m)
-		d.LogicalReadsA, d.LogicalReadsB = reads(n), reads(m)
+		d.ActualRowsA, d.LogicalReadsA = counters(n)
+		d.ActualRowsB, d.LogicalReadsB = counters(m)
 		out = append(out, d)
 	}
 	for _, c := range qb.Nodes {
@@ -492,8 +492,7 @@ func pairOperators(qa, qb *plan.QueryPlan) []OperatorDiff {
 		}
 		d := OperatorDiff{Operator: c.DisplayName(), Object: objectText(c), NodeB: intp(c.NodeID),
 			EstimatedRows: Delta{B: c.EstimatedRowsAllExecutions()}, CostShare: Delta{B: share(qb, c)}}
-		d.ActualRowsB = actual(c)
-		d.LogicalReadsB = reads(c)
+		d.ActualRowsB, d.LogicalReadsB = counters(c)
 		out = append(out, d)
 	}
 	return out
@@ -511,21 +510,19 @@ func objectText(n *plan.RelOp) string {
 	return s
 }
 
-func actual(n *plan.RelOp) *int64 {
+// counters returns the operator's actual rows and, for operators that
+// read pages, its logical reads; nil for what is unknown.
+func counters(n *plan.RelOp) (rows, reads *int64) {
 	if n == nil || n.RunTime == nil {
-		return nil
+		return nil, nil
 	}
-	v := n.RunTime.ActualRows
-	return &v
-}
-
-// reads are the operator's logical reads, for operators that read pages.
-func reads(n *plan.RelOp) *int64 {
-	if n == nil || n.RunTime == nil || n.Access == nil {
-		return nil
+	r := n.RunTime.ActualRows
+	rows = &r
+	if n.Access != nil {
+		l := n.RunTime.LogicalReads
+		reads = &l
 	}
-	v := n.RunTime.LogicalReads
-	return &v
+	return rows, reads
 }
 
 func share(q *plan.QueryPlan, n *plan.RelOp) float64 {
