@@ -29,9 +29,13 @@ type Pos struct {
 // Statement is any statement element: StmtSimple, StmtCond, StmtCursor,
 // StmtUseDb, StmtReceive, ExternalDistributedComputation, ...
 type Statement struct {
-	Kind   string // the element name, e.g. "StmtSimple"
-	Batch  int    // 1-based index of the enclosing batch
-	Parent *Statement
+	Kind  string // the element name, e.g. "StmtSimple"
+	Batch int    // 1-based index of the enclosing batch
+	// Ordinal is the statement's 1-based position among all statements of
+	// the document, nested ones included, in document order. Unlike ID it is
+	// unique: real plans can repeat a StatementId within one batch.
+	Ordinal int
+	Parent  *Statement
 	// Pos is where the statement's start tag is in the input.
 	Pos Pos
 

@@ -66,7 +66,8 @@ func (p *parser) statements(parent *Statement, branch string) error {
 }
 
 func (p *parser) statement(se element, parent *Statement) (*Statement, error) {
-	s := &Statement{Kind: se.local, Batch: p.batch, Parent: parent, ParameterizationType: ParamUnknown, Pos: p.startPos()}
+	p.ordinal++
+	s := &Statement{Kind: se.local, Batch: p.batch, Ordinal: p.ordinal, Parent: parent, ParameterizationType: ParamUnknown, Pos: p.startPos()}
 	for _, a := range se.attrs {
 		v := a.value
 		switch string(a.local) {

@@ -19,6 +19,7 @@ type parser struct {
 	header   Header
 	stack    []openElem
 	batch    int        // 1-based index of the current Batch
+	ordinal  int        // statements started so far in the document
 	plan     *QueryPlan // plan whose Nodes receive the RelOps being read
 	owner    *RelOp     // RelOp being read; RelOps found below it are its children
 	pastRoot bool       // the root element has been closed

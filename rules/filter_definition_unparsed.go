@@ -42,3 +42,5 @@ func runFilterDefinitionUnparsed(p *Pass) {
 		}
 	}
 }
+
+func init() { register(FilterDefinitionUnparsed) }

@@ -75,3 +75,5 @@ func runFilteredIndexHint(p *Pass) {
 		}
 	}
 }
+
+func init() { register(FilteredIndexHint) }

@@ -187,3 +187,5 @@ func reportCatalogOnly(p *Pass, q *plan.QueryPlan, reported map[*catalog.Index]b
 		}
 	}
 }
+
+func init() { register(FilteredIndexMissingFilterColumn) }

@@ -280,3 +280,5 @@ func parameterizedFix(p *Pass, q *plan.QueryPlan, cause paramCause, hit *compari
 	return fmt.Sprintf("1) a dedicated query with the literal predicate WHERE %s for pending work, not %s; 2) %s; "+
 		"3) not an index hint: it fails with error 8622", literal, hit.text(), recompile)
 }
+
+func init() { register(FilteredIndexParameterized) }

@@ -146,3 +146,5 @@ func columnsFromTable(q *plan.QueryPlan, table plan.ObjectRef) []string {
 	}
 	return uniqueFold(cols)
 }
+
+func init() { register(FilteredIndexUnusedLiteral) }

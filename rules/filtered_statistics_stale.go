@@ -291,3 +291,5 @@ func describeThreshold(b *strings.Builder, ev map[string]any, fr freshness, rows
 	fmt.Fprintf(b, ": that is past the automatic-update threshold (about %s for the table's %s rows), so the next compile that loads them updates them unless AUTO_UPDATE_STATISTICS is off; plans compiled before keep the old estimates",
 		count(t), count(rows))
 }
+
+func init() { register(FilteredStatisticsStale) }

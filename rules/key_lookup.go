@@ -157,3 +157,5 @@ func lookupFix(p *Pass, outer *plan.RelOp, needed []string, ev map[string]any) s
 	}
 	return adv.Text
 }
+
+func init() { register(KeyLookup) }

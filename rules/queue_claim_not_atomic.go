@@ -131,3 +131,5 @@ func reportRacyClaim(p *Pass, q *plan.QueryPlan, ta tableAccess, t *catalog.Tabl
 		t.Schema, t.Name, ix.Name, ix.FilterDefinition)
 	p.Report(Finding{Message: msg, Evidence: ev, Fix: "claim atomically: " + pattern + " " + caveat})
 }
+
+func init() { register(QueueClaimNotAtomic) }

@@ -300,3 +300,5 @@ func keyList(keys []catalog.IndexColumn) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+func init() { register(ResidualSort) }

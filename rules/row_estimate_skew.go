@@ -173,3 +173,5 @@ func harm(n *plan.RelOp) string {
 	}
 	return ""
 }
+
+func init() { register(RowEstimateSkew) }

@@ -101,7 +101,10 @@ type Finding struct {
 	Severity    Severity `json:"severity"`
 	Batch       int      `json:"batch"`
 	StatementID int      `json:"statement_id"`
-	NodeID      *int     `json:"node_id"`
+	// Ordinal is the statement's position in its document (plan.Statement.Ordinal):
+	// it tells statements apart when a plan repeats a StatementId.
+	Ordinal int  `json:"statement_ordinal"`
+	NodeID  *int `json:"node_id"`
 	// Operator names the node's operator and object, e.g. "Key Lookup
 	// dbo.Work.PK_Work"; it identifies the node across plans.
 	Operator string `json:"operator,omitempty"`
@@ -152,6 +155,7 @@ func (p *Pass) Report(f Finding) {
 	f.Code = p.Rule.Code
 	f.Batch = p.Statement.Batch
 	f.StatementID = p.Statement.ID
+	f.Ordinal = p.Statement.Ordinal
 	if f.Severity == 0 {
 		f.Severity = p.Rule.Severity
 	}

@@ -121,3 +121,5 @@ func runSetOptions(p *Pass) {
 	p.Report(Finding{Severity: sev, Message: msg, Evidence: ev,
 		Fix: strings.Join(names, "; ") + " on the connection (or in the client driver settings) before running the statement"})
 }
+
+func init() { register(SetOptions) }

@@ -85,3 +85,5 @@ func runUnmatchedIndexes(p *Pass) {
 			Fix: "use a dedicated statement with the literal filter predicate, or OPTION (RECOMPILE); not an index hint (error 8622)"})
 	}
 }
+
+func init() { register(UnmatchedIndexes) }

@@ -20,3 +20,5 @@ var UnusedSuppression = &Rule{
 		FalseAlarms: "A suppression for a finding that appears only with other options (`--actual`, another database) is unused in runs without them; keep those runs' options in CI.",
 	},
 }
+
+func init() { register(UnusedSuppression) }
