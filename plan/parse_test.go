@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -411,7 +412,7 @@ func TestStatementAttributes(t *testing.T) {
 		`<StatementSetOptions ANSI_NULLS="true" ANSI_PADDING="1" ANSI_WARNINGS="false" ARITHABORT="0" CONCAT_NULL_YIELDS_NULL="true" QUOTED_IDENTIFIER="true"/>`+
 		`</StmtSimple><StmtSimple StatementText="no type"/>`))
 	s := d.Batches[0].Statements[0]
-	want := Statement{Kind: "StmtSimple", Batch: 1, ID: 2, CompID: 3, Type: "SELECT", Text: "SELECT 1",
+	want := Statement{Kind: "StmtSimple", Batch: 1, Ordinal: 1, ID: 2, CompID: 3, Type: "SELECT", Text: "SELECT 1",
 		ParameterizedText: "(@1 int)SELECT @1", ParameterizationType: ParamSimple, OptmLevel: "FULL",
 		OptmEarlyAbortReason: "TimeOut", SubtreeCost: 1.25, EstRows: 42.5, QueryHash: "0xAB", QueryPlanHash: "0xCD",
 		RetrievedFromCache: "true", CEModelVersion: 160, PlanGuideName: "pg", PlanGuideDB: "db",
@@ -819,5 +820,25 @@ func TestPositions(t *testing.T) {
 				t.Errorf("positions %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestStatementOrdinalsAreUnique: real plans can repeat a StatementId in one
+// batch; the ordinal still tells the statements apart, in document order.
+func TestStatementOrdinalsAreUnique(t *testing.T) {
+	x := `<ShowPlanXML xmlns="http://schemas.microsoft.com/sqlserver/2004/07/showplan" Version="1.564" Build="16.0.4215.2"><BatchSequence>` +
+		`<Batch><Statements><StmtSimple StatementId="1"/><StmtSimple StatementId="1"/></Statements></Batch>` +
+		`<Batch><Statements><StmtCond StatementId="1"><Condition/><Then><Statements><StmtSimple StatementId="2"/></Statements></Then></StmtCond></Statements></Batch>` +
+		`</BatchSequence></ShowPlanXML>`
+	d, err := Parse(strings.NewReader(x), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, s := range d.Statements() {
+		got = append(got, s.Ordinal)
+	}
+	if fmt.Sprint(got) != "[1 2 3 4]" {
+		t.Fatalf("ordinals %v, want [1 2 3 4]", got)
 	}
 }
