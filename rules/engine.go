@@ -133,12 +133,12 @@ func (e *RuleError) Error() string {
 // statements) and returns the findings in a stable order.
 func AnalyzeStatement(doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, cfg *Config) ([]Finding, error) {
 	var out []Finding
-	for _, r := range All() {
+	for _, r := range runOrder() {
 		off, sev, params := cfg.configFor(r)
 		if off || r.Run == nil || (r.Catalog && cat == nil) {
 			continue
 		}
-		fs, err := run(r, doc, stmt, cat, params)
+		fs, err := runAfter(r, doc, stmt, cat, params, out)
 		if err != nil {
 			return out, err
 		}
@@ -154,7 +154,11 @@ func AnalyzeStatement(doc *plan.Document, stmt *plan.Statement, cat *catalog.Cat
 }
 
 func run(r *Rule, doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, params map[string]float64) (fs []Finding, err error) {
-	p := &Pass{Rule: r, Document: doc, Statement: stmt, Catalog: cat, params: params}
+	return runAfter(r, doc, stmt, cat, params, nil)
+}
+
+func runAfter(r *Rule, doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, params map[string]float64, prior []Finding) (fs []Finding, err error) {
+	p := &Pass{Rule: r, Document: doc, Statement: stmt, Catalog: cat, params: params, prior: prior}
 	defer func() {
 		if v := recover(); v != nil {
 			err = &RuleError{Rule: r.Name, Value: v, Stack: string(debug.Stack())}

@@ -72,6 +72,11 @@ type Rule struct {
 	Catalog bool
 	Params  []Param
 	Doc     Doc
+	// After names the rules (by name) whose findings on the same statement
+	// this rule reads through Pass.Prior, so that one root cause gives one
+	// finding; "*" means after every rule that does not itself say "*".
+	// Like analysis.Analyzer.Requires, it orders the run, nothing else.
+	After []string
 	// Run analyses one statement. It is nil for rules reported by the
 	// driver rather than from a plan (unused-suppression).
 	Run func(*Pass)
@@ -134,6 +139,20 @@ type Pass struct {
 
 	params   map[string]float64
 	findings []Finding
+	prior    []Finding // findings of the rules run before on this statement
+}
+
+// Prior returns the findings that rule (by name) reported on this statement,
+// or those of every rule run before when rule is "". A rule may only read
+// the rules it lists in After (or any, with "*"); others may not have run.
+func (p *Pass) Prior(rule string) []Finding {
+	var out []Finding
+	for _, f := range p.prior {
+		if rule == "" || f.Rule == rule {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Param returns the configured value of one of the rule's parameters.
