@@ -332,9 +332,19 @@ type RelOp struct {
 	// Filter/Predicate, NestedLoops/Predicate, Hash ProbeResidual, ...
 	Predicate *Scalar
 
+	// Partitioning is Parallelism/@PartitioningType (Hash, Broadcast,
+	// RoundRobin, ...) of an exchange; "" elsewhere.
+	Partitioning string
+	// SpoolPrimary is Spool/@PrimaryNodeId: a secondary spool reader
+	// replays the rows of that spool. Zero when absent.
+	SpoolPrimary int
+
 	Warnings *Warnings
 	// RunTime is nil in estimated plans.
 	RunTime *RunTime
+	// Time is the operator's own time on actual plans with timings
+	// (see runtime.go); nil when it cannot be known.
+	Time *OperatorTime
 
 	Parent   *RelOp
 	Children []*RelOp

@@ -337,6 +337,7 @@ func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 		}
 		return p.skip()
 	})
+	qp.computeSelfTimes()
 	return qp, err
 }
 
