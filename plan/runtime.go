@@ -132,9 +132,10 @@ func (r *RelOp) PerThreadLimit() bool {
 // RowsUnreported reports an operator whose ActualRows never counts the
 // rows it handled, so zero actual rows say nothing about its estimate: an
 // Insert, Update, Delete or Merge without an OUTPUT list, a Batch Hash
-// Table Build, an input of Sequence other than the last (the fill step of
-// a multi-statement table-valued function, earlier writes), and
-// pass-through operators and exchanges above one of these.
+// Table Build, the fill step of a multi-statement table-valued function
+// (a Table-valued function operator feeding Sequence before the read of
+// its result), and Compute Scalars, exchanges and Sequence (its last
+// input) above one of these.
 func (r *RelOp) RowsUnreported() bool {
 	switch {
 	case r.PhysicalOp == "Batch Hash Table Build":
@@ -142,11 +143,14 @@ func (r *RelOp) RowsUnreported() bool {
 	case r.Access != nil && len(r.OutputList) == 0 && isWriteOp(r):
 		return true
 	}
-	if p := r.Parent; p != nil && p.PhysicalOp == "Sequence" && len(p.Children) > 1 && p.Children[len(p.Children)-1] != r {
+	if p := r.Parent; r.PhysicalOp == "Table-valued function" && p != nil && p.PhysicalOp == "Sequence" && p.Children[len(p.Children)-1] != r {
 		return true
 	}
 	if (r.IsExchange() || r.PhysicalOp == "Compute Scalar") && len(r.Children) == 1 {
 		return r.Children[0].RowsUnreported()
+	}
+	if r.PhysicalOp == "Sequence" && len(r.Children) > 0 {
+		return r.Children[len(r.Children)-1].RowsUnreported() // Sequence returns its last input's rows
 	}
 	return false
 }
@@ -271,4 +275,41 @@ func selfTime(n *RelOp, cum map[*RelOp]map[int]threadTime) *OperatorTime {
 		}
 	}
 	return ot
+}
+
+// RowSkew compares an operator's estimated and actual rows per execution,
+// both counted like the estimate (see ActualExecutionCount and
+// ActualRowCount). Factor is at least 1 (counts below 1 count as 1); Under
+// is set when more rows came than estimated.
+type RowSkew struct {
+	Factor             float64
+	Under              bool
+	EstimatedPerExec   float64
+	ActualPerExec      float64
+	EstimatedAll       float64
+	ActualAll          float64
+	EstimatedExecs     float64
+	ActualExecs        float64
+	PerThreadLimitRows bool // a per-thread Top: ActualAll is one thread's rows
+}
+
+// EstimateSkew measures the operator's row estimate against its actual
+// rows. ok is false without counters, when it never ran, or when its
+// actual rows go unreported (RowsUnreported).
+func (r *RelOp) EstimateSkew() (s RowSkew, ok bool) {
+	execs, ok := r.ActualExecutionCount()
+	if !ok || execs == 0 || r.RowsUnreported() {
+		return RowSkew{}, false
+	}
+	rows, _ := r.ActualRowCount()
+	s = RowSkew{EstimatedPerExec: r.EstimateRows, EstimatedAll: r.EstimatedRowsAllExecutions(),
+		EstimatedExecs: r.EstimatedExecutions(), ActualExecs: execs, ActualAll: rows}
+	if r.PerThreadLimit() && !r.RebindsInZone() {
+		s.ActualAll, s.PerThreadLimitRows = float64(r.RunTime.MaxThreadRows()), true
+	}
+	s.ActualPerExec = s.ActualAll / execs
+	e, a := max(s.EstimatedPerExec, 1), max(s.ActualPerExec, 1)
+	s.Under = a > e
+	s.Factor = max(a, e) / min(a, e)
+	return s, true
 }
