@@ -57,13 +57,13 @@ func (rt *RunTime) MaxThreadRows() int64 {
 }
 
 // RebindsInZone reports whether the operator runs once per outer row of a
-// Nested Loops join in its own parallel zone (no exchange in between): on
-// its inner side.
+// Nested Loops join in its own parallel zone (no exchange or spool in
+// between): on its inner side.
 func (r *RelOp) RebindsInZone() bool {
 	child := r
 	for p := r.Parent; p != nil; child, p = p, p.Parent {
-		if p.IsExchange() {
-			return false
+		if p.IsExchange() || strings.HasSuffix(p.PhysicalOp, "Spool") && p.SpoolPrimary == 0 {
+			return false // a spool replays what its input produced once per thread
 		}
 		if p.PhysicalOp == "Nested Loops" && len(p.Children) > 1 && p.Children[0] != child {
 			return true
