@@ -109,7 +109,7 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 			continue
 		}
 		sortEv := map[string]any{}
-		if fix := sortFix(p, q.QueryPlan, s, outer, sortEv); fix != "" {
+		if fix, _ := sortFix(p, q.QueryPlan, s, outer, defaultMaxKeyColumns, sortEv); fix != "" {
 			f.Fix = fmt.Sprintf("one index removes both this lookup and the Sort at node %d: %s", s.NodeID, fix)
 			if ddl, ok := sortEv["suggested_index"]; ok {
 				ev["suggested_index"] = ddl
