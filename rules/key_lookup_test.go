@@ -2,8 +2,12 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planlint/planlint/internal/sharedtest"
+	"github.com/planlint/planlint/plan"
 )
 
 // lookupPlan is a Nested Loops over an Index Seek on IX_Work_Status
@@ -107,5 +111,23 @@ func TestKeyLookupShareFromActualExecutions(t *testing.T) {
 	share, _ := fs[0].Evidence["cost_share"].(float64)
 	if share < 0.9 || fs[0].Evidence["cost_share_kind"] != "estimated cost scaled to actual executions" {
 		t.Errorf("cost share %v (%v), want above 0.9 scaled to actual executions: %s", share, fs[0].Evidence["cost_share_kind"], fs[0].Message)
+	}
+}
+
+// TestLookupFollowsItsOwnAlias: in a self-join of Posts the lookup into
+// jonsAnswer follows the ParentIdIdx seek of jonsAnswer (node 13), not the
+// first Posts access of the outer input (node 7, alias myAnswer).
+func TestLookupFollowsItsOwnAlias(t *testing.T) {
+	plans := sharedtest.Require(t, "corpus/plans")
+	d, err := plan.ParseFile(filepath.Join(plans, "hqp__test_plans__stack overflow__jon skeet comparison.sqlplan"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := d.Statements()[0].Node(15, "")
+	if lookup == nil || !lookup.IsLookup() {
+		t.Fatalf("node 15 is not a lookup: %+v", lookup)
+	}
+	if outer := lookupOuterAccess(lookup); outer == nil || outer.NodeID != 13 {
+		t.Errorf("outer access of node 15 = %+v, want node 13", outer)
 	}
 }
