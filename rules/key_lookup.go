@@ -19,7 +19,8 @@ var KeyLookup = &Rule{
 		{"warn_executions", 1000, "lookups executed at least this often are a warning"},
 		{"error_executions", 100000, "lookups executed at least this often are an error"},
 		{"warn_cost_share", 0.25, "lookups costing at least this share of the statement are a warning"},
-		{"error_cost_share", 0.5, "with at least warn_executions executions, this cost share makes an error"},
+		{"error_cost_share", 0.5, "with at least error_share_executions executions, this cost share makes an error"},
+		{"error_share_executions", 10000, "lookups executed at least this often and costing error_cost_share are an error"},
 		{"min_statement_cost", 1, "cost share alone makes a warning only on statements with at least this estimated cost"},
 		{"max_include_columns", 10, "a lookup fetching more columns than this gets no INCLUDE fix (it would copy the table) and is info"},
 		{"warn_elapsed_ms", 100, "on actual plans with timings, lookups that took less elapsed and CPU time than this are info"},
@@ -163,7 +164,7 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		// covering would copy the table; the fix is a narrower select list
 	case timed && float64(max(elapsed, cpu)) < p.Param("warn_elapsed_ms"):
 		// measured: all the lookups together took little time
-	case execs >= errExec || (execs >= warnExec && share >= p.Param("error_cost_share")):
+	case execs >= errExec || (execs >= p.Param("error_share_executions") && share >= p.Param("error_cost_share")):
 		sev = Error
 	case execs >= warnExec || share >= p.Param("warn_cost_share") && q.Cost() >= p.Param("min_statement_cost"):
 		sev = Warning
@@ -271,9 +272,13 @@ func lookupFix(p *Pass, outer *plan.RelOp, needed []string, ev map[string]any) s
 	x := indexDDL{Schema: oo.Schema, Table: oo.Table, Name: oo.Index, Keys: keys, Include: include, DropExisting: true}
 	x.addEvidence(ev)
 	ev["index_keys_known"] = "seek keys only"
-	return fmt.Sprintf("%s — the keys shown are those node %d seeks on (%s); before running it, add %s's remaining key columns "+
-		"and its current INCLUDE columns from its definition (the plan does not show them; with catalog facts planlint does), since DROP_EXISTING replaces the index",
-		x.String(), outer.NodeID, strings.Join(keys, ", "), oo.Index)
+	parts := "remaining key columns and its current INCLUDE columns"
+	if oo.Filtered {
+		parts = "remaining key columns, its current INCLUDE columns and its WHERE filter (the plan marks it filtered)"
+	}
+	return fmt.Sprintf("%s — the keys shown are those node %d seeks on (%s); before running it, add %s's %s from its definition "+
+		"(the plan does not show them; with catalog facts planlint does), since DROP_EXISTING replaces the index",
+		x.String(), outer.NodeID, strings.Join(keys, ", "), oo.Index, parts)
 }
 
 func quoteAll(names []string) []string {

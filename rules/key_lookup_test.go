@@ -49,16 +49,16 @@ func TestKeyLookupFix(t *testing.T) {
 		msg   []string
 		noFix string
 	}{
-		{"re-tested predicate column goes in the INCLUDE list", lookupPlan(5000, nil, "[Kind]=(3)", "", "", "dbo"), Error,
+		{"re-tested predicate column goes in the INCLUDE list", lookupPlan(50000, nil, "[Kind]=(3)", "", "", "dbo"), Error,
 			[]string{"CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (Kind) WITH (DROP_EXISTING = ON);",
 				"the keys shown are those node 1 seeks on (Status)", "remaining key columns and its current INCLUDE columns"},
 			[]string{"fetches no columns and re-tests [Kind]=(3)"}, ""},
-		{"fetched and re-tested columns", lookupPlan(5000, []string{"CreatedAt"}, "[Kind]=(3)", "", "", "dbo"), Error,
+		{"fetched and re-tested columns", lookupPlan(50000, []string{"CreatedAt"}, "[Kind]=(3)", "", "", "dbo"), Error,
 			[]string{"INCLUDE (CreatedAt, Kind) WITH (DROP_EXISTING = ON)"}, nil, ""},
-		{"system table", lookupPlan(5000, []string{"CreatedAt"}, "", "", "", "sys"), 0, nil, nil, ""},
-		{"forced seek", lookupPlan(5000, []string{"CreatedAt"}, "", `ForcedIndex="1" ForceSeek="1"`, "", "dbo"), Error,
+		{"system table", lookupPlan(50000, []string{"CreatedAt"}, "", "", "", "sys"), 0, nil, nil, ""},
+		{"forced seek", lookupPlan(50000, []string{"CreatedAt"}, "", `ForcedIndex="1" ForceSeek="1"`, "", "dbo"), Error,
 			[]string{"or drop an index hint and FORCESEEK"}, []string{"forces node 1 with an index hint and FORCESEEK"}, ""},
-		{"select star", lookupPlan(5000, strings.Fields("A B C D E F G H I J K"), "", "", "", "dbo"), Info,
+		{"select star", lookupPlan(50000, strings.Fields("A B C D E F G H I J K"), "", "", "", "dbo"), Info,
 			[]string{"fetches 11 columns", "no SELECT *"}, nil, "CREATE INDEX"},
 		{"quick on an actual plan", lookupPlan(1, []string{"CreatedAt"}, "", "",
 			`<RunTimeInformation><RunTimeCountersPerThread Thread="0" ActualRows="5000" ActualExecutions="5000" ActualElapsedms="20" ActualCPUms="20"/></RunTimeInformation>`, "dbo"),
