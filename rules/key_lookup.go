@@ -252,7 +252,7 @@ func lookupFix(p *Pass, outer *plan.RelOp, needed []string, ev map[string]any) s
 			return adv.Text
 		}
 	}
-	if oo.Index == "" || oo.Table == "" {
+	if oo.Index == "" || oo.Table == "" || tableVariable(oo) {
 		return ""
 	}
 	keys := seekKeyColumns(outer)

@@ -22,6 +22,7 @@ var ResidualSort = &Rule{
 		{"warn_cost_share", 0.25, "a removable sort costing at least this share of the statement is a warning, on statements that are not trivial"},
 		{"min_statement_cost", 1, "cost share alone makes a warning only on statements with at least this estimated cost"},
 		{"min_rows", 100, "cost share alone makes a warning only for sorts of at least this many rows"},
+		{"min_cost_share", 0.05, "without measured time, a sort costing less than this share of the statement (with its input, for a TopN Sort) is info"},
 		{"max_key_columns", defaultMaxKeyColumns, "no index is proposed when it would need more key columns than this"},
 		{"max_include_columns", 10, "a proposed index includes at most this many selected columns"},
 		{"warn_elapsed_ms", 100, "on actual plans with timings, a sort that took less time than this itself is info"},
@@ -36,7 +37,9 @@ var ResidualSort = &Rule{
 			"actual rows, looking through operators without counters such as Compute Scalar; a sort on the inner side of a " +
 			"loop as \"N executions of about k rows\"), the sort's share of the statement cost, and whether the input comes " +
 			"straight from one seek or scan of one table — the case an index keyed on the sort columns removes. Severity " +
-			"follows the rows sorted (or, for a TopN Sort, the rows read below it); cost share alone makes a warning only " +
+			"follows the rows sorted (or, for a TopN Sort, the rows read below it): on actual plans with timings a sort that " +
+			"took less than `warn_elapsed_ms` itself is info, without timings one below `min_cost_share` of the statement " +
+			"is info; cost share alone makes a warning only " +
 			"on a statement costing at least `min_statement_cost` and a sort of at least `min_rows` rows. Spills are " +
 			"reported by the spill rule, not here.",
 		Example: "```sql\nSELECT TOP (20) WorkId, CreatedAt FROM dbo.Work WHERE Status = @Status ORDER BY CreatedAt, WorkId;\n```\n" +
@@ -234,6 +237,8 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	case noIndex != "":
 	case timed && float64(elapsed) < p.Param("warn_elapsed_ms"):
 		// measured: the sort itself took little time
+	case !timed && share < p.Param("min_cost_share"):
+		// estimated: a small part of the statement
 	case weight >= p.Param("error_rows"):
 		sev = Error
 	case weight >= p.Param("warn_rows") || costly:
@@ -342,6 +347,11 @@ func sortFix(p *Pass, q *plan.QueryPlan, sortOp, src *plan.RelOp, maxKeys int, e
 		}
 		outputs = nil // a TopN Sort: the key alone lets the plan look up only the first rows
 		ev["include_left_out"] = true
+	}
+	if tableVariable(o) {
+		fix := fmt.Sprintf("declare %s with INDEX IX_%s (%s) in its table type or DECLARE (a table variable takes no CREATE INDEX)",
+			o.Table, strings.Join(strings.Fields(strings.ReplaceAll(keyList(keys), ",", "")), "_"), keyList(keys))
+		return fix, ""
 	}
 	t := findTable(p.Catalog, o)
 	if t == nil {

@@ -69,6 +69,9 @@ func TestResidualSort(t *testing.T) {
 			op(1, "Constant Scan", "Constant Scan", 100, 0, "", `<ConstantScan/>`)+
 			withRunTime(sortOp(2, "Sort", 20, 9, 0, "", withRunTime(clusteredScan(20, 2), 2000, 100, 50), "CreatedAt"), 2000, 100, 300)+`</NestedLoops>`),
 			Warning, []string{"2,000 rows in 100 executions of about 20 rows each (actual)"}, "CREATE INDEX", ""},
+		{"table variable", strings.ReplaceAll(sortOp(0, "Sort", 50000, 10, 0, "", op(1, "Table Scan", "Table Scan", 50000, 2, "",
+			`<TableScan Ordered="0"><Object Table="[@Pending]"/></TableScan>`), "CreatedAt"), `Database="[WorkDb]" Schema="[dbo]" Table="[Work]"`, `Table="[@Pending]"`),
+			Warning, nil, "declare @Pending with INDEX", "CREATE INDEX IX"},
 		{"spill is the spill rule's", sortOp(0, "Sort", 50000, 10, 0, "", `<Warnings><SpillToTempDb SpillLevel="1"/></Warnings>`+clusteredScan(50000, 2), "CreatedAt"),
 			Warning, nil, "CREATE INDEX", "spill"},
 	}
