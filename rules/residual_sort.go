@@ -190,12 +190,16 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	noIndex := ""
 	if w := sortFeedsWrite(n); w != nil {
 		o := w.Access.Object()
+		target := objectName(o)
+		if o.Table == "" {
+			target = o.Index // a cursor's worktable
+		}
 		ev["write_node_id"] = w.NodeID
 		if w.Access.Element == "CreateIndex" {
-			noIndex = fmt.Sprintf("it orders the rows that build index %s (node %d); no other index removes it", objectName(o), w.NodeID)
+			noIndex = fmt.Sprintf("it orders the rows that build index %s (node %d); no other index removes it", target, w.NodeID)
 		} else {
 			noIndex = fmt.Sprintf("it orders rows for the %s into %s (node %d), in the order the write needs; no index removes it",
-				w.DisplayName(), objectName(o), w.NodeID)
+				w.DisplayName(), target, w.NodeID)
 		}
 	} else if src != nil {
 		o := src.Access.Object()
@@ -324,6 +328,9 @@ func sortIndexKeys(q *plan.QueryPlan, sortOp, src *plan.RelOp) (eq []string, ord
 // says why no index does.
 func sortFix(p *Pass, q *plan.QueryPlan, sortOp, src *plan.RelOp, maxKeys int, ev map[string]any) (fix, noIndex string) {
 	o := src.Access.Object()
+	if strings.EqualFold(o.Schema, "sys") {
+		return "", fmt.Sprintf("its rows come from the system table %s, which takes no user index", o.TableName(false))
+	}
 	eq, orderCols, keys, noIndex := sortIndexKeys(q, sortOp, src)
 	if noIndex != "" {
 		return "", noIndex

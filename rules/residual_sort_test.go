@@ -72,6 +72,8 @@ func TestResidualSort(t *testing.T) {
 		{"table variable", strings.ReplaceAll(sortOp(0, "Sort", 50000, 10, 0, "", op(1, "Table Scan", "Table Scan", 50000, 2, "",
 			`<TableScan Ordered="0"><Object Table="[@Pending]"/></TableScan>`), "CreatedAt"), `Database="[WorkDb]" Schema="[dbo]" Table="[Work]"`, `Table="[@Pending]"`),
 			Warning, nil, "declare @Pending with INDEX", "CREATE INDEX IX"},
+		{"system table", strings.ReplaceAll(sortOp(0, "Sort", 50000, 10, 0, "", clusteredScan(50000, 2), "name"), `Schema="[dbo]"`, `Schema="[sys]"`),
+			Info, []string{"system table sys.Work"}, "", ""},
 		{"spill is the spill rule's", sortOp(0, "Sort", 50000, 10, 0, "", `<Warnings><SpillToTempDb SpillLevel="1"/></Warnings>`+clusteredScan(50000, 2), "CreatedAt"),
 			Warning, nil, "CREATE INDEX", "spill"},
 	}
