@@ -19,9 +19,9 @@ var KeyLookup = &Rule{
 		{"warn_executions", 1000, "lookups executed at least this often are a warning"},
 		{"error_executions", 100000, "lookups executed at least this often are an error"},
 		{"warn_cost_share", 0.25, "lookups costing at least this share of the statement are a warning"},
-		{"error_cost_share", 0.5, "with at least error_share_executions executions, this cost share makes an error"},
-		{"error_share_executions", 10000, "lookups executed at least this often and costing error_cost_share are an error"},
-		{"min_statement_cost", 1, "cost share alone makes a warning only on statements with at least this estimated cost"},
+		{"error_cost_share", 0.5, "this share of the statement makes an error: on estimated plans with warn_executions on a statement costing min_statement_cost, on actual plans with error_actual_executions"},
+		{"error_actual_executions", 10000, "on actual plans, lookups measured at least this often and costing error_cost_share are an error"},
+		{"min_statement_cost", 1, "cost share counts towards a warning or error only on statements with at least this estimated cost"},
 		{"max_include_columns", 10, "a lookup fetching more columns than this gets no INCLUDE fix (it would copy the table) and is info"},
 		{"warn_elapsed_ms", 100, "on actual plans with timings, lookups that took less elapsed and CPU time than this are info"},
 	},
@@ -68,22 +68,24 @@ func runKeyLookup(p *Pass) {
 // lookupShare is the lookup's share of the statement: on actual plans with
 // timings its CPU time over the statement's, else its estimated cost
 // scaled from estimated to actual executions, else its estimated cost.
-func lookupShare(q *plan.QueryPlan, n *plan.RelOp) (float64, string) {
-	total := q.Cost()
+// total is the statement's cost with the lookup's scaled the same way.
+func lookupShare(q *plan.QueryPlan, n *plan.RelOp) (share float64, kind string, total float64) {
+	total = q.Cost()
 	rt := n.RunTime
 	if rt == nil || total <= 0 {
-		return subtreeShare(q, n), "estimated cost"
-	}
-	if qt := q.QueryTime; qt != nil && rt.HasTiming && qt.CPUTimeMs > 0 {
-		return math.Min(1, float64(rt.CPUMs)/qt.CPUTimeMs), "CPU time"
+		return subtreeShare(q, n), "estimated cost", total
 	}
 	execs, _ := executions(n)
 	scaled := n.SubtreeCost * execs / n.EstimatedExecutions()
 	rest := math.Max(0, total-n.SubtreeCost)
-	if scaled+rest <= 0 {
-		return 0, "estimated cost"
+	total = scaled + rest
+	if qt := q.QueryTime; qt != nil && rt.HasTiming && qt.CPUTimeMs > 0 {
+		return math.Min(1, float64(rt.CPUMs)/qt.CPUTimeMs), "CPU time", total
 	}
-	return scaled / (scaled + rest), "estimated cost scaled to actual executions"
+	if total <= 0 {
+		return 0, "estimated cost", total
+	}
+	return scaled / total, "estimated cost scaled to actual executions", total
 }
 
 func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
@@ -93,7 +95,7 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	}
 	obj := n.Access.Object()
 	execs, execKind := executions(n)
-	share, shareKind := lookupShare(q.QueryPlan, n)
+	share, shareKind, stmtCost := lookupShare(q.QueryPlan, n)
 	fetched := uniqueFold(columnNames(n.OutputList))
 	needed := fetched
 	var retested []string
@@ -164,9 +166,11 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		// covering would copy the table; the fix is a narrower select list
 	case timed && float64(max(elapsed, cpu)) < p.Param("warn_elapsed_ms"):
 		// measured: all the lookups together took little time
-	case execs >= errExec || (execs >= p.Param("error_share_executions") && share >= p.Param("error_cost_share")):
+	case execs >= errExec,
+		n.RunTime != nil && execs >= p.Param("error_actual_executions") && share >= p.Param("error_cost_share"),
+		n.RunTime == nil && execs >= warnExec && share >= p.Param("error_cost_share") && stmtCost >= p.Param("min_statement_cost"):
 		sev = Error
-	case execs >= warnExec || share >= p.Param("warn_cost_share") && q.Cost() >= p.Param("min_statement_cost"):
+	case execs >= warnExec || share >= p.Param("warn_cost_share") && stmtCost >= p.Param("min_statement_cost"):
 		sev = Warning
 	}
 	f := Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Evidence: ev}

@@ -132,12 +132,12 @@ func TestKeyLookupSeverityScalesWithEvidence(t *testing.T) {
 		want               Severity
 	}{
 		{5, 0.01, 1, Info},
-		{5, 0.5, 1, Warning},      // 50% of cost but few executions
-		{2000, 0.1, 10, Warning},  // many executions, small share
-		{2000, 6, 10, Warning},    // most of the cost, but not yet error_share_executions
-		{20000, 6, 10, Error},     // many executions and most of the cost
-		{200000, 0.1, 100, Error}, // executions alone
-		{999, 0.0001, 1000, Info}, // just under the execution threshold
+		{5, 0.5, 1, Warning},       // 50% of cost but few executions
+		{2000, 0.1, 10, Warning},   // many executions, small share
+		{2000, 6, 10, Error},       // many executions and most of the cost
+		{2000, 0.06, 0.1, Warning}, // most of a trivial statement's cost
+		{200000, 0.1, 100, Error},  // executions alone
+		{999, 0.0001, 1000, Info},  // just under the execution threshold
 	}
 	for _, c := range cases {
 		fs := analyze(t, showplan(t, stmt("", "", "", lookupTree(c.execs, c.cost, c.total))), nil, KeyLookup)
