@@ -234,6 +234,11 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	elapsed, timed := sortOwnElapsed(n)
 	if timed {
 		ev["own_elapsed_ms"] = elapsed
+		if src != nil && n.Sort != nil && n.Sort.TopRows > 0 {
+			// the index removes the scan below a TopN Sort too: count its time
+			elapsed = n.RunTime.ElapsedMs
+			ev["elapsed_ms_with_input"] = elapsed
+		}
 	}
 	sev := Info
 	costly := q.Cost() >= p.Param("min_statement_cost") && weight >= p.Param("min_rows") && share >= p.Param("warn_cost_share")

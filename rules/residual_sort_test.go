@@ -65,6 +65,8 @@ func TestResidualSort(t *testing.T) {
 			Error, []string{"2,000,000 rows (actual)"}, "CREATE INDEX", "estimated"},
 		{"quick sort on an actual plan", withRunTime(sortOp(0, "Sort", 50000, 10, 0, "", withRunTime(clusteredScan(50000, 2), 50000, 1, 30), "CreatedAt"), 50000, 1, 60),
 			Info, []string{"50,000 rows (actual)"}, "CREATE INDEX", ""},
+		{"TopN Sort over a slow scan", withRunTime(sortOp(0, "TopN Sort", 20, 10, 20, "", withRunTime(clusteredScan(50000, 2), 2000000, 1, 900), "CreatedAt"), 20, 1, 950),
+			Error, []string{"reads 2,000,000 rows (actual) so the sort can return 20"}, "CREATE INDEX", ""},
 		{"sort in a loop", op(0, "Nested Loops", "Inner Join", 100, 10, "", `<NestedLoops Optimized="0">`+
 			op(1, "Constant Scan", "Constant Scan", 100, 0, "", `<ConstantScan/>`)+
 			withRunTime(sortOp(2, "Sort", 20, 9, 0, "", withRunTime(clusteredScan(20, 2), 2000, 100, 50), "CreatedAt"), 2000, 100, 300)+`</NestedLoops>`),
