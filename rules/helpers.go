@@ -211,17 +211,25 @@ func lookupOuterAccess(lookup *plan.RelOp) *plan.RelOp {
 			continue
 		}
 		target := lookup.Access.Object()
-		var found *plan.RelOp
+		// In a self-join the alias tells which access the lookup follows.
+		var found, sameAlias *plan.RelOp
 		p.Children[0].Walk(func(n *plan.RelOp) bool {
-			if found != nil {
+			if sameAlias != nil {
 				return false
 			}
 			if n.Access != nil && !n.IsLookup() && n.Access.Object().SameTable(target) {
-				found = n
-				return false
+				if found == nil {
+					found = n
+				}
+				if strings.EqualFold(n.Access.Object().Alias, target.Alias) {
+					sameAlias = n
+				}
 			}
 			return true
 		})
+		if sameAlias != nil {
+			return sameAlias
+		}
 		return found
 	}
 	return nil

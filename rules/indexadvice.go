@@ -9,9 +9,10 @@ import (
 
 // advice is a concrete index change.
 type advice struct {
-	DDL  string   // CREATE INDEX ... WITH (DROP_EXISTING = ON) or a new index
-	Text string   // the fix sentence, DDL included
-	Wide []string // wide or LOB columns left out of the INCLUDE list
+	DDL   string   // CREATE INDEX ... WITH (DROP_EXISTING = ON) or a new index
+	Index indexDDL // the index DDL renders
+	Text  string   // the fix sentence, DDL included
+	Wide  []string // wide or LOB columns left out of the INCLUDE list
 }
 
 // advise builds the index that has keys (nil: keep ix's keys) and ix's
@@ -47,46 +48,26 @@ func advise(t *catalog.Table, ix *catalog.Index, keys []catalog.IndexColumn, add
 		}
 		includes = append(includes, c)
 	}
-	keyParts := make([]string, len(keys))
-	for i, k := range keys {
-		keyParts[i] = quoteIdent(k.Name)
+	x := indexDDL{Schema: t.Schema, Table: t.Name, Include: includes}
+	for _, k := range keys {
+		x.Keys = append(x.Keys, k.Name)
 		if k.Descending {
-			keyParts[i] += " DESC"
+			if x.Desc == nil {
+				x.Desc = map[string]bool{}
+			}
+			x.Desc[strings.ToLower(k.Name)] = true
 		}
 	}
-	name, unique, with := "", "", ""
 	if ix != nil {
-		name = ix.Name
-		if ix.Unique {
-			unique = "UNIQUE "
+		x.Name, x.Unique, x.DropExisting = ix.Name, ix.Unique, true
+		if ix.FilterDefinition != "" {
+			x.Where = ix.FilterDefinition
+			if ix.Filter != nil {
+				x.Where = ix.Filter.String()
+			}
 		}
-		with = " WITH (DROP_EXISTING = ON)"
-	} else {
-		parts := []string{"IX", t.Name}
-		for _, k := range keys {
-			parts = append(parts, k.Name)
-		}
-		name = strings.Join(parts, "_")
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE %sINDEX %s ON %s.%s (%s)", unique, quoteIdent(name), quoteIdent(schemaOr(t.Schema)), quoteIdent(t.Name), strings.Join(keyParts, ", "))
-	if len(includes) > 0 {
-		quoted := make([]string, len(includes))
-		for i, c := range includes {
-			quoted[i] = quoteIdent(c)
-		}
-		fmt.Fprintf(&b, " INCLUDE (%s)", strings.Join(quoted, ", "))
-	}
-	if ix != nil && ix.FilterDefinition != "" {
-		filter := ix.FilterDefinition
-		if ix.Filter != nil {
-			filter = ix.Filter.String()
-		}
-		fmt.Fprintf(&b, " WHERE %s", filter)
-	}
-	b.WriteString(with)
-	b.WriteString(";")
-	adv := advice{DDL: b.String(), Wide: wide}
+	adv := advice{DDL: x.String(), Index: x, Wide: wide}
 	adv.Text = adv.DDL
 	if len(wide) > 0 {
 		clusteredKey := "the key"

@@ -96,10 +96,11 @@ func TestSetOptions(t *testing.T) {
 	}{
 		{"driver defaults: ARITHABORT OFF alone is harmless", setOpts("true", "true", "false"), insert, cat, 0, ""},
 		{"SSMS defaults", setOpts("true", "true", "true"), read, nil, 0, ""},
-		{"ANSI_NULLS OFF on a read", setOpts("false", "true", "true"), read, nil, Warning, "ANSI_NULLS OFF"},
-		{"ARITHABORT OFF with ANSI_WARNINGS OFF", setOpts("true", "false", "false"), read, nil, Warning, "ANSI_WARNINGS OFF and ARITHABORT OFF"},
-		{"write without catalog", setOpts("true", "false", "false"), insert, nil, Warning, "fails with error 1934 if the table has a filtered index"},
-		{"write to a table with filtered indexes", setOpts("true", "false", "false"), insert, cat, Error, "which has filtered index dbo.Work.IX_Work_Pending: the write fails with error 1934"},
+		{"ANSI_NULLS OFF on a read", setOpts("false", "true", "true"), read, nil, Info, "ANSI_NULLS OFF"},
+		{"read of a table with a filtered index", setOpts("false", "true", "true"), read, cat, Warning, "the optimizer must ignore dbo.Work.IX_Work_Pending"},
+		{"ARITHABORT OFF with ANSI_WARNINGS OFF", setOpts("true", "false", "false"), read, nil, Info, "ANSI_WARNINGS OFF and ARITHABORT OFF"},
+		{"write whose plan maintains no filtered index", setOpts("true", "false", "false"), insert, nil, Info, "no filtered index, indexed view or computed-column index is in the plan"},
+		{"write to a table with filtered indexes", setOpts("true", "false", "false"), insert, cat, Error, "which has filtered or indexed-view index dbo.Work.IX_Work_Pending: the write fails with error 1934"},
 		{"no StatementSetOptions", "", read, nil, 0, ""},
 	}
 	for _, c := range cases {
@@ -131,11 +132,12 @@ func TestKeyLookupSeverityScalesWithEvidence(t *testing.T) {
 		want               Severity
 	}{
 		{5, 0.01, 1, Info},
-		{5, 0.5, 1, Warning},      // 50% of cost but few executions
-		{2000, 0.1, 10, Warning},  // many executions, small share
-		{2000, 6, 10, Error},      // many executions and most of the cost
-		{200000, 0.1, 100, Error}, // executions alone
-		{999, 0.0001, 1000, Info}, // just under the execution threshold
+		{5, 0.5, 1, Warning},       // 50% of cost but few executions
+		{2000, 0.1, 10, Warning},   // many executions, small share
+		{2000, 6, 10, Error},       // many executions and most of the cost
+		{2000, 0.06, 0.1, Warning}, // most of a trivial statement's cost
+		{200000, 0.1, 100, Error},  // executions alone
+		{999, 0.0001, 1000, Info},  // just under the execution threshold
 	}
 	for _, c := range cases {
 		fs := analyze(t, showplan(t, stmt("", "", "", lookupTree(c.execs, c.cost, c.total))), nil, KeyLookup)

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -24,16 +26,23 @@ var SetOptions = &Rule{
 		Evidence: "`StmtSimple/StatementSetOptions` carries the seven options as booleans. ARITHABORT OFF alone is what " +
 			"ADO.NET, JDBC, ODBC and go-mssqldb send; it is harmless while ANSI_WARNINGS is ON (that implies ARITHABORT at " +
 			"compatibility level 90 and above), so planlint does not flag it — but it does give the application a " +
-			"different plan-cache entry than SSMS (ARITHABORT ON), which `planlint compare` points out. A write is an " +
-			"error when the catalog shows a filtered index on the written table (or the plan maintains one); without " +
-			"catalog facts a write is a warning.",
+			"different plan-cache entry than SSMS (ARITHABORT ON), which `planlint compare` points out. The statements of " +
+			"one batch or module compiled with the same options give one finding, on the first of them, with the count. " +
+			"A write is an error when the plan maintains a filtered index or indexed view (`Object/@Filtered`, " +
+			"`IndexKind=\"ViewClustered\"`; a write plan lists every index it maintains) or the catalog shows one on the " +
+			"written table; table variables cannot have filtered indexes. A statement using a table with a filtered index, " +
+			"indexed view or index on a computed column (in the plan or the catalog) is a warning, since the optimizer must " +
+			"ignore those indexes; without any of them the finding is info. The module is the procedure an actual plan's " +
+			"`StoredProc` runs, or the `CREATE PROCEDURE/FUNCTION/TRIGGER` heading a cached plan's batch.",
 		Example: "```xml\n<StatementSetOptions ANSI_NULLS=\"1\" ANSI_PADDING=\"1\" ANSI_WARNINGS=\"0\" ARITHABORT=\"0\"\n" +
 			"  CONCAT_NULL_YIELDS_NULL=\"1\" NUMERIC_ROUNDABORT=\"0\" QUOTED_IDENTIFIER=\"1\"/>\n```",
-		Fix: "Set the options on the connection (`SET ANSI_WARNINGS ON; SET QUOTED_IDENTIFIER ON; ...`) or fix the client " +
-			"driver settings; for stored procedures, QUOTED_IDENTIFIER and ANSI_NULLS are fixed when the procedure is " +
-			"created, so re-create it with the right options.",
-		FalseAlarms: "Statements on tables without filtered indexes, indexed views or computed-column indexes are unaffected; " +
-			"the finding is then a portability warning.",
+		Fix: "For an ad hoc batch, set the options on the connection (`SET ANSI_WARNINGS ON; SET QUOTED_IDENTIFIER ON; ...`) or " +
+			"fix the client driver settings (sqlcmd needs `-I` for QUOTED_IDENTIFIER ON). Inside a stored procedure, " +
+			"function or trigger, QUOTED_IDENTIFIER and ANSI_NULLS are stored with the module when it is created, so a SET " +
+			"on the connection changes nothing: re-create the module with `SET QUOTED_IDENTIFIER ON; SET ANSI_NULLS ON;` " +
+			"before its `CREATE OR ALTER`. The other options come from the calling session or a SET at the top of the body.",
+		FalseAlarms: "Statements on tables without filtered indexes, indexed views or computed-column indexes lose nothing; " +
+			"the finding is then info (an index added later would be ignored, and writes to its table would fail).",
 	},
 	Run: runSetOptions,
 }
@@ -65,61 +74,227 @@ func badSetOptions(s *plan.SetOptions) []string {
 	return bad
 }
 
-func runSetOptions(p *Pass) {
-	bad := badSetOptions(p.Statement.SetOptions)
-	if len(bad) == 0 {
-		return
-	}
-	ev := map[string]any{"options": bad}
-	var writes []string
-	var filteredTargets []string
-	for _, q := range p.Plans() {
-		for _, n := range q.Nodes {
-			if !isWrite(n) {
+// moduleHeader matches the CREATE or ALTER of a module at the start of a
+// statement's text, after comments: cached plans of a procedure carry it on
+// the first statement.
+var moduleHeader = regexp.MustCompile(`(?is)^(?:\s+|--[^\n]*\n|/\*.*?\*/)*(?:CREATE|ALTER)\s+(?:OR\s+ALTER\s+)?(PROC|PROCEDURE|FUNCTION|TRIGGER)\s+((?:\[[^\]]+\]|[^\s(.;]+)(?:\s*\.\s*(?:\[[^\]]+\]|[^\s(.;]+))*)`)
+
+// statementModule names the procedure, function or trigger a statement
+// belongs to: the module an EXEC in an actual plan runs (StoredProc), or the
+// module whose CREATE heads the batch of a cached plan; "" for none.
+func statementModule(d *plan.Document, s *plan.Statement) (name, kind string) {
+	for child, a := s, s.Parent; a != nil; child, a = a, a.Parent {
+		for i, c := range a.Children {
+			if c != child || i >= len(a.ChildBranch) {
 				continue
 			}
-			for _, o := range n.Objects() {
-				name := o.TableName(false)
-				if !containsFold(writes, name) {
-					writes = append(writes, name)
-				}
-				if o.Filtered && o.Index != "" {
-					filteredTargets = append(filteredTargets, objectName(o))
-				}
-				if t := findTable(p.Catalog, o); t != nil {
-					for _, ix := range t.FilteredIndexes() {
-						filteredTargets = append(filteredTargets, t.Schema+"."+t.Name+"."+ix.Name)
+			switch a.ChildBranch[i] {
+			case "proc":
+				return a.ProcName, "PROCEDURE"
+			case "udf":
+				return a.ProcName, "FUNCTION"
+			}
+		}
+	}
+	for _, b := range d.Batches {
+		if b.Index != s.Batch || len(b.Statements) == 0 {
+			continue
+		}
+		if m := moduleHeader.FindStringSubmatch(b.Statements[0].Text); m != nil {
+			kind := strings.ToUpper(m[1])
+			if kind == "PROC" {
+				kind = "PROCEDURE"
+			}
+			return strings.Join(strings.Fields(m[2]), ""), kind
+		}
+	}
+	return "", ""
+}
+
+// setOptionsGroup lists the statements of s's batch and module compiled
+// with the same bad options, in document order.
+func setOptionsGroup(d *plan.Document, s *plan.Statement, bad []string) []*plan.Statement {
+	if d == nil {
+		return []*plan.Statement{s}
+	}
+	mod, _ := statementModule(d, s)
+	key := strings.Join(bad, ",")
+	var out []*plan.Statement
+	for _, o := range d.Statements() {
+		if o.Batch != s.Batch || strings.Join(badSetOptions(o.SetOptions), ",") != key {
+			continue
+		}
+		if m, _ := statementModule(d, o); m != mod {
+			continue
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		out = []*plan.Statement{s}
+	}
+	return out
+}
+
+// tableVariable reports a table variable, which cannot have a filtered
+// index.
+func tableVariable(o plan.ObjectRef) bool { return strings.HasPrefix(o.Table, "@") }
+
+// setOptionsExposure is what a group of statements touches that the
+// options break: filtered indexes maintained by writes (error 1934), and
+// filtered indexes, indexed views and computed-column indexes on the tables
+// they use (which the optimizer must ignore).
+type setOptionsExposure struct {
+	writes          []string // tables written
+	failingWrites   []string // writes to tables with a filtered index or indexed view
+	filteredTargets []string // those filtered indexes / indexed views
+	unusable        []string // filtered indexes, indexed views, computed-column indexes on tables used
+}
+
+func exposure(cat *catalog.Catalog, stmts []*plan.Statement) setOptionsExposure {
+	var e setOptionsExposure
+	for _, s := range stmts {
+		for _, q := range s.Plans() {
+			for _, n := range q.Nodes {
+				write := isWrite(n)
+				for _, o := range n.Objects() {
+					if o.Table == "" {
+						continue
+					}
+					name := o.TableName(false)
+					var special []string
+					if (o.Filtered || strings.HasPrefix(o.IndexKind, "View")) && o.Index != "" && !tableVariable(o) {
+						special = append(special, objectName(o))
+					}
+					if t := findTable(cat, o); t != nil && !tableVariable(o) {
+						for _, ix := range t.FilteredIndexes() {
+							special = append(special, t.Schema+"."+t.Name+"."+ix.Name)
+						}
+						for _, ix := range t.Indexes {
+							for _, c := range indexColumnNames(ix) {
+								if col := t.FindColumn(c); col != nil && col.Computed {
+									e.unusable = append(e.unusable, t.Schema+"."+t.Name+"."+ix.Name)
+								}
+							}
+						}
+					}
+					e.unusable = append(e.unusable, special...)
+					if write {
+						e.writes = append(e.writes, name)
+						if len(special) > 0 {
+							e.failingWrites = append(e.failingWrites, name)
+							e.filteredTargets = append(e.filteredTargets, special...)
+						}
 					}
 				}
 			}
 		}
 	}
-	filteredTargets = uniqueFold(filteredTargets)
-	sev := Warning
-	msg := fmt.Sprintf("compiled with %s: filtered indexes, indexed views and indexes on computed columns cannot be used", quoteList(bad))
+	e.writes = uniqueFold(e.writes)
+	e.failingWrites = uniqueFold(e.failingWrites)
+	e.filteredTargets = uniqueFold(e.filteredTargets)
+	e.unusable = uniqueFold(e.unusable)
+	return e
+}
+
+func indexColumnNames(ix *catalog.Index) []string {
+	var out []string
+	for _, k := range ix.Keys {
+		out = append(out, k.Name)
+	}
+	return append(out, ix.Includes...)
+}
+
+func runSetOptions(p *Pass) {
+	bad := badSetOptions(p.Statement.SetOptions)
+	if len(bad) == 0 {
+		return
+	}
+	group := setOptionsGroup(p.Document, p.Statement, bad)
+	if group[0] != p.Statement {
+		return // reported once, on the group's first statement
+	}
+	var mod, kind string
+	if p.Document != nil {
+		mod, kind = statementModule(p.Document, p.Statement)
+	}
+	e := exposure(p.Catalog, group)
+	ev := map[string]any{"options": bad, "statements": len(group)}
+	var ids []int
+	for _, s := range group {
+		ids = append(ids, s.ID)
+	}
+	ev["statement_ids"] = ids
+	where := fmt.Sprintf("%d %s of batch %d", len(group), plural(len(group), "statement"), p.Statement.Batch)
+	if mod != "" {
+		ev["module"] = mod
+		where = fmt.Sprintf("%d %s of %s %s", len(group), plural(len(group), "statement"), strings.ToLower(kind), mod)
+	}
+	if len(e.writes) > 0 {
+		ev["writes"] = e.writes
+	}
+	sev := Info
+	var msg string
 	switch {
-	case len(filteredTargets) > 0:
+	case len(e.failingWrites) > 0:
 		sev = Error
-		ev["filtered_indexes"] = filteredTargets
-		msg = fmt.Sprintf("compiled with %s while writing to %s, which has filtered %s %s: the write fails with error 1934",
-			quoteList(bad), quoteList(writes), plural(len(filteredTargets), "index"), quoteList(filteredTargets))
-	case len(writes) > 0:
-		msg += fmt.Sprintf("; the write to %s fails with error 1934 if the table has a filtered index or an indexed view", quoteList(writes))
+		ev["filtered_indexes"] = e.filteredTargets
+		msg = fmt.Sprintf("%s %s compiled with %s while writing to %s, which has filtered or indexed-view %s %s: the write fails with error 1934",
+			where, wereWas(len(group)), quoteList(bad), quoteList(e.failingWrites), plural(len(e.filteredTargets), "index"), quoteList(e.filteredTargets))
+	case len(e.unusable) > 0:
+		sev = Warning
+		ev["unusable_indexes"] = e.unusable
+		msg = fmt.Sprintf("%s %s compiled with %s: the optimizer must ignore %s (filtered, indexed-view or computed-column %s)",
+			where, wereWas(len(group)), quoteList(bad), quoteList(e.unusable), plural(len(e.unusable), "index"))
+	default:
+		msg = fmt.Sprintf("%s %s compiled with %s; no filtered index, indexed view or computed-column index is in the plan",
+			where, wereWas(len(group)), quoteList(bad))
+		if p.Catalog != nil {
+			msg += " or on the tables it uses"
+		}
+		msg += ", so nothing is lost here, but such an index added later would be ignored, and writes to its table would fail with error 1934"
 	}
-	if len(writes) > 0 {
-		ev["writes"] = writes
+	p.Report(Finding{Severity: sev, Message: msg, Evidence: ev, Fix: setOptionsFix(bad, mod, kind)})
+}
+
+func wereWas(n int) string {
+	if n == 1 {
+		return "was"
 	}
-	names := make([]string, len(bad))
-	for i, b := range bad {
-		names[i] = strings.Fields(b)[0]
-		if strings.HasSuffix(b, "OFF") {
-			names[i] = "SET " + names[i] + " ON"
+	return "were"
+}
+
+// setOptionsFix says where to set each option: QUOTED_IDENTIFIER and
+// ANSI_NULLS of a module are fixed when it is created; the others come from
+// the session.
+func setOptionsFix(bad []string, mod, kind string) string {
+	var atCreate, session []string
+	for _, b := range bad {
+		name := strings.Fields(b)[0]
+		value := "ON"
+		if strings.HasSuffix(b, "ON") {
+			value = "OFF"
+		}
+		set := "SET " + name + " " + value
+		if mod != "" && (name == "QUOTED_IDENTIFIER" || name == "ANSI_NULLS") {
+			atCreate = append(atCreate, set)
 		} else {
-			names[i] = "SET " + names[i] + " OFF"
+			session = append(session, set)
 		}
 	}
-	p.Report(Finding{Severity: sev, Message: msg, Evidence: ev,
-		Fix: strings.Join(names, "; ") + " on the connection (or in the client driver settings) before running the statement"})
+	var parts []string
+	if len(atCreate) > 0 {
+		parts = append(parts, fmt.Sprintf("re-create %s %s with %s in the script that creates it (%s stores the setting at CREATE time, "+
+			"so a SET on the connection does not change it): %s; then CREATE OR ALTER %s %s ...",
+			strings.ToLower(kind), mod, quoteList(atCreate), strings.ToLower(kind), strings.Join(atCreate, "; "), kind, mod))
+	}
+	if len(session) > 0 {
+		where := "on the connection (or in the client driver settings) before running the statement"
+		if mod != "" {
+			where = "on the connection that calls " + mod + ", or at the top of its body"
+		}
+		parts = append(parts, strings.Join(session, "; ")+" "+where)
+	}
+	return strings.Join(parts, "; and ")
 }
 
 func init() { register(SetOptions) }
