@@ -106,7 +106,7 @@ func runMissingIndex(p *Pass) {
 		}
 	}
 	for _, r := range statementRequests(p.Statement) {
-		if merged[r.Key] {
+		if merged[r.Key] || systemObject(r.Index.Database, r.Index.Schema) {
 			continue
 		}
 		others, first := sameRequestElsewhere(p, r.Key)
@@ -143,6 +143,7 @@ func sameRequestElsewhere(p *Pass, key string) (others []*plan.Statement, first 
 
 func reportMissingIndex(p *Pass, r requestAt, others []*plan.Statement) {
 	mi := r.Index
+	mi.Table = tempTableName(mi.Table)
 	o := plan.ObjectRef{Database: mi.Database, Schema: mi.Schema, Table: mi.Table}
 	keys := append(append([]string{}, mi.Equality...), mi.Inequality...)
 	ev := map[string]any{
@@ -221,6 +222,17 @@ func missingIndexSeverity(p *Pass, impact float64, q *plan.QueryPlan) Severity {
 		return Info
 	}
 	return Warning
+}
+
+// tempTableName strips the padding and suffix SQL Server appends to a
+// local temporary table's name in tempdb (#Work_____…_00000000000C).
+func tempTableName(name string) string {
+	if strings.HasPrefix(name, "#") && !strings.HasPrefix(name, "##") {
+		if i := strings.Index(name, "___"); i > 0 {
+			return name[:i]
+		}
+	}
+	return name
 }
 
 // existingWithKeys finds an index of the table whose leading keys are the
