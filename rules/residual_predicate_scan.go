@@ -173,21 +173,22 @@ func (r *residualRun) scan(p *Pass, q plan.LabeledPlan, n *plan.RelOp, residual 
 	case vol.Read >= p.Param("warn_rows_read"):
 		sev = Warning
 	}
-	if vol.Kind == "actual" {
+	cols := append(append([]string{}, keys.Eq...), keys.Range)
+	if keys.Range == "" {
+		cols = cols[:len(cols)-1]
+	}
+	mi, impact, requested := matchingMissingIndex(q.QueryPlan, o, cols)
+	if vol.Kind == "actual" && !requested {
 		// The optimizer expected the predicate to keep many rows, so the
 		// scan was its choice: the misestimate is the problem, not a
-		// missing index (one may well exist).
-		if est, ok := estimatedVolume(n); ok && est.share() > p.Param("max_share") {
+		// missing index (one may well exist; SQL Server did not ask for one).
+		if est, ok := estimatedVolume(n); ok && est.share() > p.Param("max_share") && est.Returned >= 10*maxf(vol.Returned, 1) {
 			ev["estimated_rows_returned"] = round(est.Returned, 1)
 			fmt.Fprintf(&b, "; but the optimizer expected %s rows (%s of those read), so scanning was its choice: the estimate, not the index, is the problem", count(est.Returned), percent(est.share()))
 			r.report(Finding{Severity: Info, NodeID: Node(n.NodeID), Message: b.String(),
 				Fix: "find why the estimate was wrong (compiled against runtime parameter values, stale statistics); see row-estimate-skew", Evidence: ev})
 			return
 		}
-	}
-	cols := append(append([]string{}, keys.Eq...), keys.Range)
-	if keys.Range == "" {
-		cols = cols[:len(cols)-1]
 	}
 	if len(cols) == 0 {
 		// Nothing in the predicate can be sought on (OR, <>, ...): no
@@ -197,7 +198,7 @@ func (r *residualRun) scan(p *Pass, q plan.LabeledPlan, n *plan.RelOp, residual 
 	}
 	outputs := tableOutputs(n)
 	x := indexDDL{Schema: o.Schema, Table: o.Table, Keys: cols}
-	if mi, impact, ok := matchingMissingIndex(q.QueryPlan, o, cols); ok {
+	if requested {
 		ev["missing_index_impact"] = round(impact, 1)
 		ev["missing_index_request"] = missingIndexKey(mi)
 		outputs = uniqueFold(append(outputs, mi.Include...))
