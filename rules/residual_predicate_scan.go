@@ -33,7 +33,8 @@ var ResidualPredicateScan = &Rule{
 		Evidence: "A `Table Scan`, `Clustered Index Scan`, `Index Scan` or seek with a residual `Predicate`, where the rows " +
 			"read are far more than the rows returned: actual `ActualRowsRead` against `ActualRows`, else `EstimatedRowsRead` " +
 			"against `EstimateRows` (times the executions), else the table cardinality of a full scan. Gated by `min_rows_read` " +
-			"and `max_share`; severity from the rows read. Bitmap `PROBE` tests are not residual predicates. Columnstore scans " +
+			"and `max_share`; severity from the rows read. A predicate with a bitmap `PROBE` is left alone: the bitmap, built " +
+			"by a hash join, drops rows too, so the rows the residual itself discards are unknown. Columnstore scans " +
 			"are left alone (they read segments, not rows, and skip segments by their metadata). Scans repeated on the inner " +
 			"side of a Nested Loops join are `nested-loops-repetition`'s. When the residual wraps a column in a function or " +
 			"an implicit conversion, that rule's finding is the root cause and this rule stays silent; likewise when " +
@@ -75,7 +76,9 @@ func runResidualPredicateScan(p *Pass) {
 				continue
 			}
 			residual := withoutProbes(n.Access.Predicate)
-			if len(residual) == 0 {
+			if len(residual) == 0 || len(residual) < len(n.Access.Predicate.Conjuncts()) {
+				// A bitmap PROBE also drops rows: what the residual itself
+				// discards cannot be told apart from the join's reduction.
 				continue
 			}
 			if repeatedAccess(n) || underAntiSemiJoin(n) {
