@@ -20,8 +20,8 @@ var MissingIndex = &Rule{
 	After:    []string{"residual-predicate-scan"},
 	Params: []Param{
 		{"low_impact", 20, "requests with a lower estimated impact (percent) are info"},
-		{"min_cost", 1, "a statement estimated to cost less than this, with no actual time above min_elapsed_ms, keeps its requests at info"},
-		{"min_elapsed_ms", 100, "an actual plan whose statement ran at least this long is not trivial"},
+		{"min_cost", 1, "in an estimated plan, a statement estimated to cost less than this keeps its requests at info"},
+		{"min_elapsed_ms", 100, "in an actual plan, a statement that ran for less than this (ms) keeps its requests at info"},
 		{"error_impact", 80, "impact (percent) at or above which a request on a long-running statement is an error"},
 		{"error_elapsed_ms", 1000, "an actual elapsed time (ms) at or above which a high-impact request is an error"},
 		{"wide_include", 8, "an INCLUDE list longer than this is called wide and a narrower index is suggested"},
@@ -36,7 +36,7 @@ var MissingIndex = &Rule{
 			"index with the same leading keys is extended instead (`DROP_EXISTING`), and a request the table already " +
 			"satisfies is reported as such, without DDL. When `residual-predicate-scan` reports the scan the request is " +
 			"about, the request is merged into that finding. Severity: below `low_impact` or on a trivial statement " +
-			"(estimated cost below `min_cost` and no long actual time) info; otherwise warning; error when the impact is " +
+			"(an actual plan that ran under `min_elapsed_ms`, an estimated plan costing under `min_cost`) info; otherwise warning; error when the impact is " +
 			"at least `error_impact` and the statement actually ran for `error_elapsed_ms` or more.",
 		Example: "```xml\n<MissingIndexGroup Impact=\"98.2\"><MissingIndex Database=\"[Shop]\" Schema=\"[dbo]\" Table=\"[Orders]\">\n" +
 			"  <ColumnGroup Usage=\"EQUALITY\"><Column Name=\"[CustomerId]\"/></ColumnGroup>\n" +
@@ -218,7 +218,9 @@ func missingIndexSeverity(p *Pass, impact float64, q *plan.QueryPlan) Severity {
 	if impact >= p.Param("error_impact") && elapsed >= p.Param("error_elapsed_ms") {
 		return Error
 	}
-	if p.Statement.SubtreeCost < p.Param("min_cost") && elapsed < p.Param("min_elapsed_ms") {
+	// An actual plan's time says whether the statement matters; an
+	// estimated plan has only its cost.
+	if elapsed >= 0 && elapsed < p.Param("min_elapsed_ms") || elapsed < 0 && p.Statement.SubtreeCost < p.Param("min_cost") {
 		return Info
 	}
 	return Warning
