@@ -312,3 +312,15 @@ func renderable(s *plan.Scalar) bool {
 	}
 	return true
 }
+
+// quickStatement reports an actual plan whose statement took less than ms
+// milliseconds of both elapsed and CPU time (QueryTimeStats; a parallel
+// plan hides its work in CPU time): whatever it read did not cost time
+// worth a warning. Plans without timings are never quick.
+func quickStatement(q *plan.QueryPlan, ms float64) (float64, bool) {
+	if q == nil || q.QueryTime == nil {
+		return 0, false
+	}
+	t := maxf(q.QueryTime.ElapsedTimeMs, q.QueryTime.CPUTimeMs)
+	return t, t < ms
+}

@@ -15,6 +15,7 @@ var ImplicitConversion = &Rule{
 	Severity: Error,
 	Summary:  "A column is implicitly converted in a predicate, so its index cannot be sought",
 	Params: []Param{
+		{"min_elapsed_ms", 100, "an actual plan whose statement took less than this (ms, elapsed and CPU) is info"},
 		{"warn_rows_read", 10000, "a conversion on an operator that read at least this many rows is a warning"},
 		{"error_rows_read", 1000000, "a conversion on an operator that read at least this many rows is an error"},
 		{"max_share", 0.1, "the operator must return at most this share of the rows it read to be a warning or error"},
@@ -43,7 +44,7 @@ var ImplicitConversion = &Rule{
 			"column's type is the last resort.",
 		FalseAlarms: "A conversion of the parameter or literal (`Id = CONVERT_IMPLICIT(int,@1,0)`) is harmless and never " +
 			"reported. `Cardinality Estimate` warnings about conversions in the select list are not predicates and are " +
-			"left alone. Over a few hundred rows the scan costs nothing (info).",
+			"left alone. Over a few hundred rows the scan costs nothing (info). An actual plan whose statement took under `min_elapsed_ms` (elapsed and CPU time) is info.",
 		References: []string{"https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql"},
 	},
 	Run: runImplicitConversion,
@@ -223,6 +224,11 @@ func reportConversions(p *Pass, q plan.LabeledPlan, n *plan.RelOp, cs []columnCo
 		if sev < Warning {
 			sev = Warning
 		}
+	}
+	if ms, quick := quickStatement(q.QueryPlan, p.Param("min_elapsed_ms")); quick && sev > Info {
+		sev = Info
+		ev["statement_time_ms"] = ms
+		fmt.Fprintf(&b, "; the statement took %s ms", trimFloat(ms))
 	}
 	if len(warned) > 0 {
 		fmt.Fprintf(&b, " (SQL Server warns: %s)", strings.Join(warned, ", "))

@@ -21,9 +21,9 @@ var MissingIndex = &Rule{
 	Params: []Param{
 		{"low_impact", 20, "requests with a lower estimated impact (percent) are info"},
 		{"min_cost", 1, "in an estimated plan, a statement estimated to cost less than this keeps its requests at info"},
-		{"min_elapsed_ms", 100, "in an actual plan, a statement that ran for less than this (ms) keeps its requests at info"},
+		{"min_elapsed_ms", 100, "in an actual plan, a statement that took less than this (ms, elapsed and CPU) keeps its requests at info"},
 		{"error_impact", 80, "impact (percent) at or above which a request on a long-running statement is an error"},
-		{"error_elapsed_ms", 1000, "an actual elapsed time (ms) at or above which a high-impact request is an error"},
+		{"error_elapsed_ms", 1000, "an actual time (ms, elapsed or CPU) at or above which a high-impact request is an error"},
 		{"wide_include", 8, "an INCLUDE list longer than this is called wide and a narrower index is suggested"},
 	},
 	Doc: Doc{
@@ -36,7 +36,7 @@ var MissingIndex = &Rule{
 			"index with the same leading keys is extended instead (`DROP_EXISTING`), and a request the table already " +
 			"satisfies is reported as such, without DDL. When `residual-predicate-scan` reports the scan the request is " +
 			"about, the request is merged into that finding. Severity: below `low_impact` or on a trivial statement " +
-			"(an actual plan that ran under `min_elapsed_ms`, an estimated plan costing under `min_cost`) info; otherwise warning; error when the impact is " +
+			"(an actual plan that took under `min_elapsed_ms` of elapsed and CPU time, an estimated plan costing under `min_cost`) info; otherwise warning; error when the impact is " +
 			"at least `error_impact` and the statement actually ran for `error_elapsed_ms` or more.",
 		Example: "```xml\n<MissingIndexGroup Impact=\"98.2\"><MissingIndex Database=\"[Shop]\" Schema=\"[dbo]\" Table=\"[Orders]\">\n" +
 			"  <ColumnGroup Usage=\"EQUALITY\"><Column Name=\"[CustomerId]\"/></ColumnGroup>\n" +
@@ -213,7 +213,7 @@ func missingIndexSeverity(p *Pass, impact float64, q *plan.QueryPlan) Severity {
 	}
 	elapsed := -1.0
 	if q.QueryTime != nil {
-		elapsed = q.QueryTime.ElapsedTimeMs
+		elapsed = maxf(q.QueryTime.ElapsedTimeMs, q.QueryTime.CPUTimeMs)
 	}
 	if impact >= p.Param("error_impact") && elapsed >= p.Param("error_elapsed_ms") {
 		return Error

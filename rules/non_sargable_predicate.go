@@ -17,6 +17,7 @@ var NonSargablePredicate = &Rule{
 	Severity: Error,
 	Summary:  "A function or expression on a column forces a scan or a residual test of every row",
 	Params: []Param{
+		{"min_elapsed_ms", 100, "an actual plan whose statement took less than this (ms, elapsed and CPU) is info"},
 		{"warn_rows_read", 10000, "an operator that read at least this many rows is a warning"},
 		{"error_rows_read", 1000000, "an operator that read at least this many rows and returned at most error_share of them is an error"},
 		{"warn_share", 0.5, "the operator must return at most this share of the rows it read to be a warning"},
@@ -41,7 +42,7 @@ var NonSargablePredicate = &Rule{
 			"spaces); move arithmetic to the other side. When no rewrite exists (a leading wildcard, a real computation) " +
 			"add a persisted computed column for the expression and index it; planlint prints that DDL.",
 		FalseAlarms: "When the predicate keeps most rows, a seek would read nearly as much: such findings stay info " +
-			"(`warn_share`). System catalog queries (schema sys, master, msdb) are not reported.",
+			"(`warn_share`). System catalog queries (schema sys, master, msdb) are not reported. An actual plan whose statement took under `min_elapsed_ms` (elapsed and CPU time) is info.",
 	},
 	Run: runNonSargable,
 }
@@ -235,6 +236,11 @@ func reportNonSargable(p *Pass, q plan.LabeledPlan, found []nonSargable) {
 		case vol.Read >= p.Param("warn_rows_read") && share <= p.Param("warn_share"):
 			sev = Warning
 		}
+	}
+	if ms, quick := quickStatement(q.QueryPlan, p.Param("min_elapsed_ms")); quick && sev > Info {
+		sev = Info
+		ev["statement_time_ms"] = ms
+		fmt.Fprintf(&b, "; the statement took %s ms", trimFloat(ms))
 	}
 	p.Report(Finding{Severity: sev, NodeID: Node(src.NodeID), Message: b.String(), Fix: strings.Join(fixes, "; "), Evidence: ev})
 }

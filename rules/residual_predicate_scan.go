@@ -18,6 +18,7 @@ var ResidualPredicateScan = &Rule{
 	Summary:  "A scan or broad seek reads many rows that its residual predicate then discards",
 	After:    []string{"implicit-conversion", "non-sargable-predicate", "residual-sort", "filtered-index-parameterized", "filtered-index-unused-literal"},
 	Params: []Param{
+		{"min_elapsed_ms", 100, "an actual plan whose statement took less than this (ms, elapsed and CPU) is info"},
 		{"min_rows_read", 10000, "operators that read fewer rows are not reported"},
 		{"max_share", 0.1, "report when the operator returns at most this share of the rows it read"},
 		{"warn_rows_read", 100000, "reading at least this many rows is a warning"},
@@ -50,7 +51,7 @@ var ResidualPredicateScan = &Rule{
 			"table, the filtered index `… WHERE Status = 0` keeps only the active rows: a queue's pending work stays cheap to " +
 			"find however much history the table holds.",
 		FalseAlarms: "A scan of a small table, or one that returns a large share of what it reads, is not reported. A " +
-			"report query that must read everything once is better served by a columnstore index than by a seek.",
+			"report query that must read everything once is better served by a columnstore index than by a seek. An actual plan whose statement took under `min_elapsed_ms` (elapsed and CPU time) is info.",
 		References: []string{"https://learn.microsoft.com/sql/relational-databases/indexes/create-filtered-indexes"},
 	},
 	Run: runResidualPredicateScan,
@@ -181,6 +182,11 @@ func (r *residualRun) scan(p *Pass, q plan.LabeledPlan, n *plan.RelOp, residual 
 		cols = cols[:len(cols)-1]
 	}
 	mi, impact, requested := matchingMissingIndex(q.QueryPlan, o, cols)
+	if ms, quick := quickStatement(q.QueryPlan, p.Param("min_elapsed_ms")); quick && sev > Info {
+		sev = Info
+		ev["statement_time_ms"] = ms
+		fmt.Fprintf(&b, "; the statement took %s ms", trimFloat(ms))
+	}
 	if vol.Kind == "actual" && !requested {
 		// The optimizer expected the predicate to keep many rows, so the
 		// scan was its choice: the misestimate is the problem, not a
