@@ -97,6 +97,7 @@ func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
 			}
 			findings = append(findings, locateInPlan(path, s, fs)...)
 			actual = actual || s.IsActual()
+			rememberRequests(doc, s)
 			sum := report.SummarizeStatement(s, "")
 			sum.Source = nil // let the statement go
 			f.Statements = append(f.Statements, sum)
@@ -171,4 +172,19 @@ func (a *analyzer) one(in input) (*report.File, error) {
 		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	return f, nil
+}
+
+// rememberRequests keeps, of a streamed statement, only what rules read
+// across statements (its missing-index requests), so that a request
+// repeated in a later statement is reported once without holding the plans.
+func rememberRequests(doc *plan.Document, s *plan.Statement) {
+	if s.QueryPlan == nil || len(s.QueryPlan.MissingIndexes) == 0 {
+		return
+	}
+	if len(doc.Batches) == 0 {
+		doc.Batches = []*plan.Batch{{Index: 1}}
+	}
+	b := doc.Batches[0]
+	b.Statements = append(b.Statements, &plan.Statement{Kind: s.Kind, Batch: s.Batch, Ordinal: s.Ordinal, ID: s.ID,
+		QueryPlan: &plan.QueryPlan{MissingIndexes: s.QueryPlan.MissingIndexes}})
 }

@@ -441,6 +441,7 @@ type Scalar struct {
 	Column   *ColumnRef // ScalarIdentifier
 	Value    string     // ScalarConst: ConstValue, e.g. "(0)", "NULL", "N'x'"
 	Implicit bool       // ScalarConvert: Implicit="1"
+	DataType string     // ScalarConvert: the target type as T-SQL, e.g. "nvarchar(20)"
 	Args     []*Scalar
 }
 

@@ -334,6 +334,7 @@ func (p *parser) scalar(se element) (*Scalar, error) {
 			s.Kind, s.Op = ScalarIntrinsic, p.str(attr(c, "FunctionName"))
 		case "Convert":
 			s.Kind, s.Op, s.Implicit = ScalarConvert, p.str(attr(c, "DataType")), attr(c, "Implicit").bool()
+			s.DataType = p.convertType(c)
 		case "IF":
 			s.Kind = ScalarIf
 		case "MultipleAssign":

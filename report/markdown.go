@@ -283,7 +283,7 @@ func markdownFix(f *File, x *Finding, opt MarkdownOptions) string {
 		where = fmt.Sprintf("%s:%d", displayPath(opt.BaseDir, path), l.StartLine)
 	}
 	summary := fmt.Sprintf("%s %s — %s, %s", x.Code, x.Rule, where, planPlace(f, x))
-	return "<details><summary>" + markdownHTML(summary) + "</summary>\n\n" + markdownCell(x.Fix) + "\n\n</details>\n"
+	return "<details><summary>" + markdownHTML(summary) + "</summary>\n\n" + markdownCell(x.Fix) + "\n\n" + markdownDDL(x) + "</details>\n"
 }
 
 // markdownCell escapes text for a Markdown table cell or paragraph:
@@ -323,4 +323,14 @@ func markdownURLPath(p string) string {
 		parts[i] = urlPathEscaper.Replace(s)
 	}
 	return strings.Join(parts, "/")
+}
+
+// markdownDDL renders the finding's proposed index (evidence create_index)
+// as a SQL block to copy, or "" when it proposes none.
+func markdownDDL(x *Finding) string {
+	ddl, _ := x.Evidence["create_index"].(string)
+	if ddl == "" || strings.Contains(ddl, "```") {
+		return ""
+	}
+	return "```sql\n" + ddl + "\n```\n\n"
 }

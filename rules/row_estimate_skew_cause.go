@@ -187,7 +187,7 @@ func unestimable(q *plan.QueryPlan, ns ...*plan.RelOp) string {
 	}
 	for _, n := range ns {
 		for _, x := range []*plan.Scalar{n.Predicate, n.Access.Residual()} {
-			if e := wrappedColumn(x); e != "" {
+			if e := expressionOnColumn(x); e != "" {
 				return e
 			}
 		}
@@ -195,7 +195,7 @@ func unestimable(q *plan.QueryPlan, ns ...*plan.RelOp) string {
 	return ""
 }
 
-func wrappedColumn(x *plan.Scalar) string {
+func expressionOnColumn(x *plan.Scalar) string {
 	if x == nil {
 		return ""
 	}
@@ -209,7 +209,7 @@ func wrappedColumn(x *plan.Scalar) string {
 		return ""
 	}
 	for _, a := range x.Args {
-		if e := wrappedColumn(a); e != "" {
+		if e := expressionOnColumn(a); e != "" {
 			return e
 		}
 	}
