@@ -117,6 +117,15 @@ func (p *parser) operator(op *RelOp, se element) error {
 			TopRows:  attr(se, "Rows").int(),
 			WithTies: attr(se, "WithTies").bool(),
 		}
+	case "Spool":
+		op.Spool = &SpoolInfo{Stack: attr(se, "Stack").bool(), PrimaryNodeID: attr(se, "PrimaryNodeId").int()}
+	case "Merge":
+		op.Merge = &MergeInfo{ManyToMany: attr(se, "ManyToMany").bool()}
+	}
+	if attr(se, "StartupExpression").bool() {
+		op.StartupExpression = true
+	}
+	switch name {
 	case "Top":
 		op.Top = &TopInfo{
 			IsPercent: attr(se, "IsPercent").bool(),
@@ -170,9 +179,21 @@ func (p *parser) operator(op *RelOp, se element) error {
 		case "OuterReferences":
 			op.OuterReferences, err = p.columnList(op.OuterReferences)
 			return err
+		case "InnerSideJoinColumns", "OuterSideJoinColumns":
+			if op.Merge != nil {
+				if c.local == "InnerSideJoinColumns" {
+					op.Merge.InnerColumns, err = p.columnList(op.Merge.InnerColumns)
+				} else {
+					op.Merge.OuterColumns, err = p.columnList(op.Merge.OuterColumns)
+				}
+				return err
+			}
 		}
 		return p.skip()
 	})
+	if op.Spool != nil {
+		op.Spool.SeekPredicates = acc.SeekPredicates
+	}
 	if len(acc.Objects) > 0 {
 		acc.Predicate = pred
 		op.Access = &acc
