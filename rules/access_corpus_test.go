@@ -95,4 +95,3 @@ func fixtureCases(t *testing.T, rule *Rule, cases []nodeCase) {
 	t.Helper()
 	checkNodeCases(t, rule, cases, func(t *testing.T, file string) []Finding { return fileFindings(t, fixturePlan(file), rule) })
 }
-
