@@ -331,6 +331,8 @@ type RelOp struct {
 	// Spool is set for spool operators; Merge for Merge Join.
 	Spool *SpoolInfo
 	Merge *MergeInfo
+	// DefinedValues of a Compute Scalar.
+	DefinedValues []DefinedValue
 	// StartupExpression is Filter/@StartupExpression (also Assert, Nested
 	// Loops): the predicate is tested once per execution, before reading
 	// the input, to skip it entirely.

@@ -40,3 +40,10 @@ type MergeInfo struct {
 	InnerColumns []ColumnRef
 	OuterColumns []ColumnRef
 }
+
+// DefinedValue is one ComputeScalar DefinedValue: the column(s) it defines
+// and the expression (nil when the plan gives none).
+type DefinedValue struct {
+	Columns []ColumnRef
+	Value   *Scalar
+}

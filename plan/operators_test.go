@@ -82,3 +82,24 @@ func TestCorpusSpoolSeekColumns(t *testing.T) {
 	}
 	t.Fatal("no Index Spool at node 6")
 }
+
+func TestComputeScalarDefinedValues(t *testing.T) {
+	sub := relop("2", "Index Seek", `<IndexScan Ordered="1"><Object Table="[Other]"/></IndexScan>`)
+	op := onlyOp(t, showplan(simple("q", relop("0", "Compute Scalar",
+		`<ComputeScalar><DefinedValues>`+
+			`<DefinedValue><ColumnReference Column="Expr1010"/><ScalarOperator ScalarString="[o].[A]"><Identifier>`+colA+`</Identifier></ScalarOperator></DefinedValue>`+
+			`<DefinedValue><ColumnReference Column="Expr1"/><ScalarOperator><Subquery Operation="EXISTS"><ScalarOperator/>`+sub+`</Subquery></ScalarOperator></DefinedValue>`+
+			`<DefinedValue><ColumnReference Column="Expr2"/></DefinedValue>`+
+			`</DefinedValues>`+relop("1", "Constant Scan", "<ConstantScan/>")+`</ComputeScalar>`))))
+	dv := op.DefinedValues
+	if len(dv) != 3 || dv[0].Columns[0].Column != "Expr1010" || dv[0].Value == nil || dv[0].Value.Column == nil || dv[0].Value.Column.Column != "Status" {
+		t.Fatalf("defined values %+v", dv)
+	}
+	if dv[2].Value != nil || dv[2].Columns[0].Column != "Expr2" {
+		t.Fatalf("a value without expression: %+v", dv[2])
+	}
+	// The subquery's operators stay children, in document order.
+	if len(op.Children) != 2 || op.Children[0].NodeID != 2 || op.Children[1].NodeID != 1 {
+		t.Fatalf("children: %+v", op.Children)
+	}
+}

@@ -179,6 +179,11 @@ func (p *parser) operator(op *RelOp, se element) error {
 		case "OuterReferences":
 			op.OuterReferences, err = p.columnList(op.OuterReferences)
 			return err
+		case "DefinedValues":
+			if name == "ComputeScalar" {
+				op.DefinedValues, err = p.definedValues(op.DefinedValues)
+				return err
+			}
 		case "InnerSideJoinColumns", "OuterSideJoinColumns":
 			if op.Merge != nil {
 				if c.local == "InnerSideJoinColumns" {
@@ -540,4 +545,31 @@ func unbracket(s string) string {
 		s = strings.ReplaceAll(s, "]]", "]")
 	}
 	return s
+}
+
+// definedValues reads a Compute Scalar's DefinedValues: each column with
+// the expression that computes it.
+func (p *parser) definedValues(dst []DefinedValue) ([]DefinedValue, error) {
+	err := p.children(func(dv element) error {
+		if dv.local != "DefinedValue" {
+			return p.skip()
+		}
+		var d DefinedValue
+		err := p.children(func(c element) error {
+			switch c.local {
+			case "ColumnReference":
+				d.Columns = append(d.Columns, p.columnRef(c))
+			case "ScalarOperator":
+				s, err := p.scalar(c)
+				if d.Value == nil {
+					d.Value = s
+				}
+				return err
+			}
+			return p.skip()
+		})
+		dst = append(dst, d)
+		return err
+	})
+	return dst, err
 }
