@@ -16,6 +16,7 @@ type indexDDL struct {
 	Include       []string
 	Where         string // filter predicate text, "" for none
 	DropExisting  bool   // rebuild an existing index of that name
+	Unique        bool   // CREATE UNIQUE INDEX
 }
 
 // maxIdentifier is SQL Server's limit on an identifier's length.
@@ -47,7 +48,11 @@ func (x indexDDL) IndexName() string {
 // String renders the CREATE INDEX statement.
 func (x indexDDL) String() string {
 	var b strings.Builder
-	b.WriteString("CREATE INDEX ")
+	b.WriteString("CREATE ")
+	if x.Unique {
+		b.WriteString("UNIQUE ")
+	}
+	b.WriteString("INDEX ")
 	b.WriteString(quoteIdent(x.IndexName()))
 	b.WriteString(" ON ")
 	b.WriteString(quoteIdent(schemaOr(x.Schema)) + "." + quoteIdent(x.Table))

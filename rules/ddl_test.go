@@ -17,6 +17,8 @@ func TestIndexDDL(t *testing.T) {
 			"CREATE INDEX IX_Order_Lines_Created_At_Filtered ON q.[Order Lines] ([Created At] DESC) WHERE Status = 0;"},
 		{"rebuild", indexDDL{Table: "Work", Name: "IX_Work_Status", Keys: []string{"Status"}, Include: []string{"A", "B"}, DropExisting: true},
 			"CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (A, B) WITH (DROP_EXISTING = ON);"},
+		{"unique", indexDDL{Schema: "Sales", Table: "Orders", Name: "UX_Orders_OrderNo", Keys: []string{"OrderNo"}, Unique: true},
+			"CREATE UNIQUE INDEX UX_Orders_OrderNo ON Sales.Orders (OrderNo);"},
 	} {
 		if got := tc.x.String(); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)

@@ -147,10 +147,9 @@ func reportManyToManyMerge(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		f.Fix = fmt.Sprintf("if %s is unique in %s, declare it PRIMARY KEY or UNIQUE in the table variable's DECLARE (the join becomes one-to-many, without the worktable); otherwise %sor aggregate one side to one row per key before the join",
 			strings.Join(keys, ", "), table.Table, hintOr(hint, "let the optimizer choose a hash join "))
 	case table.Table != "" && len(keys) > 0:
-		x := indexDDL{Schema: table.Schema, Table: table.Table, Keys: keys, Name: "UX_" + strings.Join(append([]string{table.Table}, keys...), "_")}
-		ddl := strings.Replace(x.String(), "CREATE INDEX", "CREATE UNIQUE INDEX", 1)
+		x := indexDDL{Schema: table.Schema, Table: table.Table, Keys: keys, Unique: true, Name: "UX_" + strings.Join(append([]string{table.Table}, keys...), "_")}
+		ddl := x.String()
 		x.addEvidence(ev)
-		ev["create_index"] = ddl
 		f.Fix = fmt.Sprintf("if %s is unique in %s, declare it: %s (the join becomes one-to-many, without the worktable); otherwise %sor aggregate one side to one row per key before the join",
 			strings.Join(keys, ", "), table.TableName(false), ddl, hintOr(hint, "let the optimizer choose a hash join "))
 	default:
