@@ -328,6 +328,15 @@ type RelOp struct {
 	Top *TopInfo
 	// OuterReferences of a Nested Loops join.
 	OuterReferences []ColumnRef
+	// Spool is set for spool operators; Merge for Merge Join.
+	Spool *SpoolInfo
+	Merge *MergeInfo
+	// DefinedValues of a Compute Scalar.
+	DefinedValues []DefinedValue
+	// StartupExpression is Filter/@StartupExpression (also Assert, Nested
+	// Loops): the predicate is tested once per execution, before reading
+	// the input, to skip it entirely.
+	StartupExpression bool
 	// Predicate is the operator's own predicate outside an access element:
 	// Filter/Predicate, NestedLoops/Predicate, Hash ProbeResidual, ...
 	Predicate *Scalar

@@ -111,8 +111,6 @@ func (p *parser) operator(op *RelOp, se element) error {
 	switch name {
 	case "Parallelism":
 		op.Partitioning = p.str(attr(se, "PartitioningType"))
-	case "Spool":
-		op.SpoolPrimary = attr(se, "PrimaryNodeId").int()
 	case "Sort":
 		op.Sort = &SortInfo{Distinct: attr(se, "Distinct").bool()}
 	case "TopSort":
@@ -121,6 +119,16 @@ func (p *parser) operator(op *RelOp, se element) error {
 			TopRows:  attr(se, "Rows").int(),
 			WithTies: attr(se, "WithTies").bool(),
 		}
+	case "Spool":
+		op.Spool = &SpoolInfo{Stack: attr(se, "Stack").bool(), PrimaryNodeID: attr(se, "PrimaryNodeId").int()}
+		op.SpoolPrimary = op.Spool.PrimaryNodeID
+	case "Merge":
+		op.Merge = &MergeInfo{ManyToMany: attr(se, "ManyToMany").bool()}
+	}
+	if attr(se, "StartupExpression").bool() {
+		op.StartupExpression = true
+	}
+	switch name {
 	case "Top":
 		op.Top = &TopInfo{
 			IsPercent: attr(se, "IsPercent").bool(),
@@ -174,9 +182,26 @@ func (p *parser) operator(op *RelOp, se element) error {
 		case "OuterReferences":
 			op.OuterReferences, err = p.columnList(op.OuterReferences)
 			return err
+		case "DefinedValues":
+			if name == "ComputeScalar" {
+				op.DefinedValues, err = p.definedValues(op.DefinedValues)
+				return err
+			}
+		case "InnerSideJoinColumns", "OuterSideJoinColumns":
+			if op.Merge != nil {
+				if c.local == "InnerSideJoinColumns" {
+					op.Merge.InnerColumns, err = p.columnList(op.Merge.InnerColumns)
+				} else {
+					op.Merge.OuterColumns, err = p.columnList(op.Merge.OuterColumns)
+				}
+				return err
+			}
 		}
 		return p.skip()
 	})
+	if op.Spool != nil {
+		op.Spool.SeekPredicates = acc.SeekPredicates
+	}
 	if len(acc.Objects) > 0 {
 		acc.Predicate = pred
 		op.Access = &acc
@@ -528,4 +553,31 @@ func unbracket(s string) string {
 		s = strings.ReplaceAll(s, "]]", "]")
 	}
 	return s
+}
+
+// definedValues reads a Compute Scalar's DefinedValues: each column with
+// the expression that computes it.
+func (p *parser) definedValues(dst []DefinedValue) ([]DefinedValue, error) {
+	err := p.children(func(dv element) error {
+		if dv.local != "DefinedValue" {
+			return p.skip()
+		}
+		var d DefinedValue
+		err := p.children(func(c element) error {
+			switch c.local {
+			case "ColumnReference":
+				d.Columns = append(d.Columns, p.columnRef(c))
+			case "ScalarOperator":
+				s, err := p.scalar(c)
+				if d.Value == nil {
+					d.Value = s
+				}
+				return err
+			}
+			return p.skip()
+		})
+		dst = append(dst, d)
+		return err
+	})
+	return dst, err
 }

@@ -17,6 +17,8 @@ func TestIndexDDL(t *testing.T) {
 			"CREATE INDEX IX_Order_Lines_Created_At_Filtered ON q.[Order Lines] ([Created At] DESC) WHERE Status = 0;"},
 		{"rebuild", indexDDL{Table: "Work", Name: "IX_Work_Status", Keys: []string{"Status"}, Include: []string{"A", "B"}, DropExisting: true},
 			"CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (A, B) WITH (DROP_EXISTING = ON);"},
+		{"unique", indexDDL{Schema: "Sales", Table: "Orders", Name: "UX_Orders_OrderNo", Keys: []string{"OrderNo"}, Unique: true},
+			"CREATE UNIQUE INDEX UX_Orders_OrderNo ON Sales.Orders (OrderNo);"},
 	} {
 		if got := tc.x.String(); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
@@ -30,5 +32,14 @@ func TestIndexDDL(t *testing.T) {
 	indexDDL{Table: "Work", Keys: []string{"Status"}, Where: "Status = 0"}.addEvidence(ev)
 	if ev["create_index"] != "CREATE INDEX IX_Work_Status_Filtered ON dbo.Work (Status) WHERE Status = 0;" || ev["filter"] != "Status = 0" {
 		t.Errorf("evidence %v", ev)
+	}
+}
+
+func TestCountBeyondInt64(t *testing.T) {
+	// Real estimated plans carry EstimateRows="1.77585e+044"; int64 conversion wrapped to a negative number.
+	for v, want := range map[float64]string{1.77585e44: "1.78e+44", 1234567: "1,234,567", 2.5: "2.5", -42: "-42"} {
+		if got := count(v); got != want {
+			t.Errorf("count(%g) = %q, want %q", v, got, want)
+		}
 	}
 }

@@ -1,0 +1,31 @@
+package rules
+
+import "testing"
+
+func TestNestedLoopsRepetitionCorpus(t *testing.T) {
+	corpusCases(t, NestedLoopsRepetition, []nodeCase{
+		// The Top/Table Scan of #OldUsers runs 24,534,730 times (1,562,674 ms of
+		// 1,570,273 ms): it is NOT IN's null check, so this rule points at
+		// row-count-spool-not-in's finding (node 15) instead of repeating it.
+		{"perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan", 14, Info,
+			[]string{"24,534,730 times", "row-count-spool-not-in at node 15", "NOT EXISTS"}},
+		// A seek executed 39,553 times because node 4 was estimated at 1 row.
+		{"hqp__test_plans__Not showing Seek Predicates.sqlplan", 22, Info, []string{"39,553 times", "misestimate at node 4"}},
+		// The Clustered Index Scan of Votes below the loop runs once.
+		{"perfstudio__tests__PlanViewer.Core.Tests__Plans__top_above_scan_plan.sqlplan", 5, 0, nil},
+		// A one-row table scanned 427,576 times reads one row each time.
+		{"showplan-dotnet__tests__Showplan.Tests__plans__S1uW0oS3.sqlplan", 79, 0, nil},
+		// A seek below a 100× misestimate, but only 100 executions.
+		{"supratimas__plans__TestPlan02.sqlplan", 46, 0, nil},
+	})
+}
+
+func TestNestedLoopsRepetitionFixtures(t *testing.T) {
+	fixtureCases(t, NestedLoopsRepetition, []nodeCase{
+		// APPLY with SUM over a scan of OrderLines (400,000 rows) run for each of 2,000 orders: 48 s.
+		{"loop-inner-scan.sqlplan", 3, Error, []string{"2,000 times", "400,000 rows per execution", "48 s of the statement's 48 s",
+			"row-estimate-skew at node 1", "CREATE INDEX IX_OrderLines_OrderId ON dbo.OrderLines (OrderId) INCLUDE (Amount);"}},
+		// The outer seek is not on an inner side.
+		{"loop-inner-scan.sqlplan", 1, 0, nil},
+	})
+}
