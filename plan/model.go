@@ -174,6 +174,7 @@ type QueryPlan struct {
 	QueryVariantID        int
 
 	MemoryGrant      *MemoryGrantInfo
+	Hardware         *HardwareProperties // OptimizerHardwareDependentProperties
 	Warnings         *Warnings // QueryPlan/Warnings (statement level)
 	UnmatchedIndexes []ObjectRef
 	MissingIndexes   []MissingIndexGroup
@@ -201,18 +202,26 @@ type MemoryGrantInfo struct {
 	MaxUsedKB        float64
 	GrantWaitTimeS   float64
 	FeedbackAdjusted string // IsMemoryGrantFeedbackAdjusted
+	// MaxQueryMemoryKB is the most one query may be granted (0 when absent).
+	MaxQueryMemoryKB float64
+	LastRequestedKB  float64 // LastRequestedMemory
 }
 
 // ThreadStat is QueryPlan/ThreadStat.
 type ThreadStat struct {
-	Branches    int
-	UsedThreads int
+	Branches     int
+	UsedThreads  int
+	Reservations []ThreadReservation
 }
 
 // QueryTimeStats is QueryPlan/QueryTimeStats (milliseconds).
 type QueryTimeStats struct {
 	CPUTimeMs     float64
 	ElapsedTimeMs float64
+	// UDF times are set when the attributes are present (HasUDF).
+	UDFCPUTimeMs     float64
+	UDFElapsedTimeMs float64
+	HasUDF           bool
 }
 
 // Wait is a WaitStats/Wait or Warnings/Wait element.
