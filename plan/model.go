@@ -175,7 +175,7 @@ type QueryPlan struct {
 
 	MemoryGrant      *MemoryGrantInfo
 	Hardware         *HardwareProperties // OptimizerHardwareDependentProperties
-	Warnings         *Warnings // QueryPlan/Warnings (statement level)
+	Warnings         *Warnings           // QueryPlan/Warnings (statement level)
 	UnmatchedIndexes []ObjectRef
 	MissingIndexes   []MissingIndexGroup
 	Parameters       []Parameter
