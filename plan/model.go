@@ -335,6 +335,8 @@ type RelOp struct {
 	Sort *SortInfo
 	// Top is set for the Top operator.
 	Top *TopInfo
+	// Exchange is set for Parallelism operators.
+	Exchange *Exchange
 	// OuterReferences of a Nested Loops join.
 	OuterReferences []ColumnRef
 	// Predicate is the operator's own predicate outside an access element:

@@ -117,6 +117,8 @@ func (p *parser) operator(op *RelOp, se element) error {
 			TopRows:  attr(se, "Rows").int(),
 			WithTies: attr(se, "WithTies").bool(),
 		}
+	case "Parallelism":
+		op.Exchange = &Exchange{PartitioningType: p.str(attr(se, "PartitioningType"))}
 	case "Top":
 		op.Top = &TopInfo{
 			IsPercent: attr(se, "IsPercent").bool(),
@@ -170,6 +172,11 @@ func (p *parser) operator(op *RelOp, se element) error {
 		case "OuterReferences":
 			op.OuterReferences, err = p.columnList(op.OuterReferences)
 			return err
+		case "PartitionColumns":
+			if op.Exchange != nil {
+				op.Exchange.PartitionColumns, err = p.columnList(op.Exchange.PartitionColumns)
+				return err
+			}
 		}
 		return p.skip()
 	})

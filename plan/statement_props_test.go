@@ -78,3 +78,20 @@ func TestStatementPropertiesCorpus(t *testing.T) {
 		})
 	}
 }
+
+func TestExchangePartitioning(t *testing.T) {
+	scan := relop("2", "Index Scan", `<IndexScan><Object Table="[T]"/></IndexScan>`)
+	qp := onlyPlan(t, showplan(simple("q", relop("0", "Parallelism", `<Parallelism PartitioningType="Hash"><PartitionColumns>`+
+		`<ColumnReference Table="[T]" Column="Status"/></PartitionColumns>`+
+		relop("1", "Parallelism", `<Parallelism>`+scan+`</Parallelism>`)+`</Parallelism>`))))
+	x := qp.Root.Exchange
+	if x == nil || x.PartitioningType != "Hash" || len(x.PartitionColumns) != 1 || x.PartitionColumns[0].Column != "Status" {
+		t.Errorf("repartition exchange %+v", x)
+	}
+	if g := qp.Node(1).Exchange; g == nil || g.PartitioningType != "" || g.PartitionColumns != nil {
+		t.Errorf("gather exchange %+v", g)
+	}
+	if qp.Node(2).Exchange != nil || len(qp.Nodes) != 3 {
+		t.Errorf("scan has an exchange or the tree is wrong: %d nodes", len(qp.Nodes))
+	}
+}
