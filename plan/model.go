@@ -337,6 +337,11 @@ type RelOp struct {
 	Top *TopInfo
 	// Exchange is set for Parallelism operators.
 	Exchange *Exchange
+	// MemoryFractions is set for operators that hold part of the grant.
+	MemoryFractions *MemoryFractions
+	// OptimizedLoops is NestedLoops/@Optimized: the join sorts batches of
+	// outer rows, in granted memory.
+	OptimizedLoops bool
 	// OuterReferences of a Nested Loops join.
 	OuterReferences []ColumnRef
 	// Predicate is the operator's own predicate outside an access element:

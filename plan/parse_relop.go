@@ -69,7 +69,10 @@ func (p *parser) relOp(se element, parent *RelOp) (*RelOp, error) {
 			op.RunTime, err = p.runTime()
 		case "RelOp": // not in the schema here, but keep it in the tree
 			_, err = p.relOp(c, op)
-		case "MemoryFractions", "RunTimePartitionSummary", "InternalInfo":
+		case "MemoryFractions":
+			op.MemoryFractions = &MemoryFractions{Input: attr(c, "Input").float(), Output: attr(c, "Output").float()}
+			err = p.skip()
+		case "RunTimePartitionSummary", "InternalInfo":
 			err = p.skip()
 		default:
 			err = p.operator(op, c)
@@ -117,6 +120,8 @@ func (p *parser) operator(op *RelOp, se element) error {
 			TopRows:  attr(se, "Rows").int(),
 			WithTies: attr(se, "WithTies").bool(),
 		}
+	case "NestedLoops":
+		op.OptimizedLoops = attr(se, "Optimized").bool()
 	case "Parallelism":
 		op.Exchange = &Exchange{PartitioningType: p.str(attr(se, "PartitioningType"))}
 	case "Top":

@@ -95,3 +95,21 @@ func TestExchangePartitioning(t *testing.T) {
 		t.Errorf("scan has an exchange or the tree is wrong: %d nodes", len(qp.Nodes))
 	}
 }
+
+func TestMemoryFractionsAndOptimizedLoops(t *testing.T) {
+	scan := relop("1", "Index Scan", `<IndexScan><Object Table="[T]"/></IndexScan>`)
+	seek := relop("2", "Index Seek", `<IndexScan><Object Table="[U]"/></IndexScan>`)
+	loops := `<RelOp NodeId="0" PhysicalOp="Nested Loops" LogicalOp="Inner Join" EstimateRows="1" EstimateIO="0" EstimateCPU="0"` +
+		` AvgRowSize="9" EstimatedTotalSubtreeCost="0.1" Parallel="0" EstimateRebinds="0" EstimateRewinds="0"><OutputList/>` +
+		`<MemoryFractions Input="0" Output="0.997049"/><NestedLoops Optimized="true" WithUnorderedPrefetch="true">` + scan + seek + `</NestedLoops></RelOp>`
+	qp := onlyPlan(t, showplan(simple("q", loops)))
+	if mf := qp.Root.MemoryFractions; mf == nil || *mf != (MemoryFractions{Input: 0, Output: 0.997049}) {
+		t.Errorf("MemoryFractions %+v", mf)
+	}
+	if !qp.Root.OptimizedLoops || len(qp.Root.Children) != 2 {
+		t.Errorf("optimized loops %v with %d children", qp.Root.OptimizedLoops, len(qp.Root.Children))
+	}
+	if qp.Node(1).MemoryFractions != nil || qp.Node(1).OptimizedLoops {
+		t.Errorf("scan has memory fractions or optimized loops")
+	}
+}

@@ -11,3 +11,10 @@ type Exchange struct {
 	// (Hash and Range partitioning).
 	PartitionColumns []ColumnRef
 }
+
+// MemoryFractions is RelOp/MemoryFractions: the share of the statement's
+// memory grant the operator may use while it reads its input and while it
+// produces output.
+type MemoryFractions struct {
+	Input, Output float64
+}
