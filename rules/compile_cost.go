@@ -38,8 +38,8 @@ var CompileCost = &Rule{
 			"views) and find why it recompiles (`sys.dm_exec_query_stats.plan_generation_num`, the `sql_statement_recompile` " +
 			"extended event).",
 		FalseAlarms: "A statement compiled once and reused for days pays its compile once: then a large compile is only " +
-			"info. When the optimizer timed out the `optimizer-early-abort` finding already names the complexity; this rule " +
-			"then reports only a recompile hint.",
+			"info. When the optimizer stopped early, the `optimizer-early-abort` finding carries the compile figures; this rule " +
+			"then reports only a recompile hint or a compile cost graded above that finding.",
 	},
 	Run: runCompileCost,
 }
@@ -66,8 +66,8 @@ func runCompileCost(p *Pass) {
 	}
 	if !recompile {
 		for _, f := range p.Prior("optimizer-early-abort") {
-			if f.Severity >= Warning {
-				return // the timeout finding names the same complexity and carries the compile figures
+			if f.Severity >= sev {
+				return // the early-abort finding names the same complexity and carries the compile figures
 			}
 		}
 	}

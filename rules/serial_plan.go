@@ -102,14 +102,19 @@ func runSerialPlan(p *Pass) {
 		info.why, reason, costText(st.SubtreeCost), costText(threshold), source)
 	fix := info.fix
 	others := 0
+	sev, timing := serialSeverity(p, st)
 	if reason == "MaxDOPSetToOne" {
 		if m := maxdopHint.FindStringSubmatch(st.Text); m != nil {
 			ev["hint"] = "MAXDOP " + m[1]
 			b.WriteString("; the statement has OPTION (MAXDOP " + m[1] + ")")
 			fix = "remove the MAXDOP " + m[1] + " hint or raise it, if the hint is not there on purpose"
 		} else {
-			// A setting outside the statement: one root cause for every
-			// statement of the document it affects.
+			// A setting outside the statement, often deliberate: reported
+			// only where it measurably hurts, once for every statement of
+			// the document it affects.
+			if sev < Warning {
+				return
+			}
 			first, n, seen := settingMaxdopStatements(p, st)
 			if seen && first != st {
 				return // reported on the document's first such statement
@@ -119,22 +124,30 @@ func runSerialPlan(p *Pass) {
 			fix = "if MAXDOP 1 is not deliberate: sp_configure 'max degree of parallelism' (e.g. the number of cores per NUMA node, at most 8), ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP, or the workload group's MAX_DOP"
 			if others > 0 {
 				ev["other_statements"] = others
-				fmt.Fprintf(&b, "; it also keeps %d other %s of this plan above the threshold serial", others, plural(others, "statement"))
+				fmt.Fprintf(&b, "; the same setting keeps %d other costly %s of this plan serial", others, plural(others, "statement"))
 			}
 		}
 	}
-	sev := Info
 	if qt := q.QueryTime; qt != nil {
 		ev["elapsed_ms"], ev["cpu_ms"] = qt.ElapsedTimeMs, qt.CPUTimeMs
-		fmt.Fprintf(&b, "; it ran %s with %s of CPU", ms(qt.ElapsedTimeMs), ms(qt.CPUTimeMs))
-		if qt.ElapsedTimeMs >= p.Param("warn_elapsed_ms") && qt.CPUTimeMs >= p.Param("cpu_share")*qt.ElapsedTimeMs {
-			sev = Warning
-			b.WriteString(", CPU-bound on one core")
-		}
-	} else if !st.IsActual() && st.SubtreeCost >= p.Param("warn_cost") {
-		sev = Warning
+		fmt.Fprintf(&b, "; it ran %s with %s of CPU%s", ms(qt.ElapsedTimeMs), ms(qt.CPUTimeMs), timing)
 	}
 	p.Report(Finding{Severity: sev, Message: b.String(), Fix: fix, Evidence: ev})
+}
+
+// serialSeverity grades a serial plan: a warning when it ran long and
+// mostly on CPU, or, in an estimated plan, when its cost is high.
+func serialSeverity(p *Pass, st *plan.Statement) (Severity, string) {
+	if qt := st.QueryPlan.QueryTime; qt != nil {
+		if qt.ElapsedTimeMs >= p.Param("warn_elapsed_ms") && qt.CPUTimeMs >= p.Param("cpu_share")*qt.ElapsedTimeMs {
+			return Warning, ", CPU-bound on one core"
+		}
+		return Info, ""
+	}
+	if !st.IsActual() && st.SubtreeCost >= p.Param("warn_cost") {
+		return Warning, ""
+	}
+	return Info, ""
 }
 
 // serialCandidate reports a non-trivial serial statement above the cost
@@ -152,7 +165,7 @@ func serialCandidate(p *Pass, st *plan.Statement) bool {
 }
 
 // settingMaxdopStatements returns the first statement of the document that
-// is serial through a MAXDOP 1 setting (no hint) above the threshold, how
+// is serial through a MAXDOP 1 setting (no hint) at warning level, how
 // many there are, and whether the document holds st at all (a streamed
 // statement comes without its document).
 func settingMaxdopStatements(p *Pass, st *plan.Statement) (first *plan.Statement, n int, seen bool) {
@@ -162,6 +175,9 @@ func settingMaxdopStatements(p *Pass, st *plan.Statement) (first *plan.Statement
 	for _, s := range p.Document.Statements() {
 		seen = seen || s == st
 		if !serialCandidate(p, s) || s.QueryPlan.NonParallelPlanReason != "MaxDOPSetToOne" || maxdopHint.MatchString(s.Text) {
+			continue
+		}
+		if sev, _ := serialSeverity(p, s); sev < Warning {
 			continue
 		}
 		if first == nil {
