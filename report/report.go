@@ -50,6 +50,8 @@ type Statement struct {
 	// Runtime are the figures the plan cache or Query Store keeps for the
 	// statement; nil for plans from files and live captures.
 	Runtime *Runtime `json:"runtime,omitempty"`
+	// Properties are the statement's optimizer and runtime properties.
+	Properties *StatementProperties `json:"properties,omitempty"`
 	// Source is the statement's place in the plan model, for renderers.
 	Source *plan.Statement `json:"-"`
 }
@@ -164,6 +166,7 @@ func SummarizeStatement(s *plan.Statement, kind string) *Statement {
 		Nodes:       s.NodeCount(),
 		Cost:        s.SubtreeCost,
 		Text:        s.Text,
+		Properties:  statementProperties(s),
 		Source:      s,
 	}
 	if s.ParameterizationType != plan.ParamUnknown {
