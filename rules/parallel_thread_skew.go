@@ -228,8 +228,12 @@ func skewCause(p *Pass, zone *plan.RelOp, best threadRows) (cause, fix string) {
 			for _, c := range cols {
 				names = append(names, c.Name())
 			}
-			return fmt.Sprintf("%s (node %d) routes rows by %s of %s and sent %s of them to thread %d: most rows share one value (a hot key)",
-					x.DisplayName(), x.NodeID, strings.ToLower(x.Exchange.PartitioningType), quoteList(names), percent(t.share), t.busy.Thread),
+			who := fmt.Sprintf("%s (node %d)", x.DisplayName(), x.NodeID)
+			if x == best.n {
+				who = "it"
+			}
+			return fmt.Sprintf("%s routes rows by %s of %s and sent %s of them to thread %d: most rows share one value (a hot key)",
+					who, strings.ToLower(x.Exchange.PartitioningType), quoteList(names), percent(t.share), t.busy.Thread),
 				hotKeyFix(cols)
 		}
 	}

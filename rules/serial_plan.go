@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/planlint/planlint/plan"
@@ -36,12 +37,17 @@ var SerialPlan = &Rule{
 			"SQL Server 2019 scalar UDF inlining where it applies), use a `#temp` table instead of a table variable that is " +
 			"written to, compute non-parallelizable intrinsics (`OBJECT_NAME`, `ERROR_*`, `CONTEXT_INFO`, ...) into a " +
 			"variable first, remove or raise `MAXDOP 1`, use a STATIC or KEYSET cursor or a set-based statement.",
-		FalseAlarms: "Silent under the cost threshold, on TRIVIAL plans, and where the reason is not the query's: " +
+		FalseAlarms: "When another rule reports an error on one of the statement's operators (a scan an index would " +
+			"avoid, a misestimate), that is the root cause of the cost: the serial plan is then info and says so. " +
+			"Silent under the cost threshold, on TRIVIAL plans, and where the reason is not the query's: " +
 			"`EstimatedDOPIsOne` (one scheduler available) and edition limits (`NoParallelPlansInDesktopOrExpressEdition`, " +
 			"`NoParallelCreateIndexInNonEnterpriseEdition`). A deliberate `MAXDOP 1` (OLTP servers, SharePoint) is a choice: " +
 			"suppress it with that reason.",
 	},
-	Run: runSerialPlan,
+	// After every rule: a serial plan whose cost another finding explains
+	// (a scan an index would avoid) is that finding's consequence.
+	After: []string{"*"},
+	Run:   runSerialPlan,
 }
 
 // serialReason explains one NonParallelPlanReason value and its fix.
@@ -99,10 +105,14 @@ func runSerialPlan(p *Pass) {
 	ev := map[string]any{"reason": reason, "statement_cost": round(st.SubtreeCost, 3), "cost_threshold": threshold}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the plan is serial because %s (NonParallelPlanReason %s), although its estimated cost %s is above the cost threshold for parallelism (%s, %s)",
-		info.why, reason, costText(st.SubtreeCost), costText(threshold), source)
+		info.why, reason, costText(st.SubtreeCost), strconv.FormatFloat(threshold, 'g', -1, 64), source)
 	fix := info.fix
 	others := 0
 	sev, timing := serialSeverity(p, st)
+	explained := explainedElsewhere(p)
+	if explained != "" {
+		sev = Info
+	}
 	if reason == "MaxDOPSetToOne" {
 		if m := maxdopHint.FindStringSubmatch(st.Text); m != nil {
 			ev["hint"] = "MAXDOP " + m[1]
@@ -131,8 +141,33 @@ func runSerialPlan(p *Pass) {
 	if qt := q.QueryTime; qt != nil {
 		ev["elapsed_ms"], ev["cpu_ms"] = qt.ElapsedTimeMs, qt.CPUTimeMs
 		fmt.Fprintf(&b, "; it ran %s with %s of CPU%s", ms(qt.ElapsedTimeMs), ms(qt.CPUTimeMs), timing)
+		if qt.HasUDF && qt.UDFElapsedTimeMs > 0 {
+			ev["udf_elapsed_ms"] = qt.UDFElapsedTimeMs
+			fmt.Fprintf(&b, ", %s of it in user-defined functions", ms(qt.UDFElapsedTimeMs))
+		}
+	}
+	if explained != "" {
+		ev["deferred_to"] = explained
+		fmt.Fprintf(&b, "; fix the %s finding on this statement first: parallelism would only spread that cost over more cores", explained)
 	}
 	p.Report(Finding{Severity: sev, Message: b.String(), Fix: fix, Evidence: ev})
+}
+
+// explainedElsewhere names a rule that reported an error on one of the
+// statement's operators (a scan an index would avoid, a misestimate): its
+// cause likely makes the plan as costly as it is. Findings about the grant,
+// the compile or thread skew do not explain the cost.
+func explainedElsewhere(p *Pass) string {
+	for _, f := range p.Prior("") {
+		switch f.Rule {
+		case p.Rule.Name, MemoryGrant.Name, OptimizerEarlyAbort.Name, CompileCost.Name, ParallelThreadSkew.Name:
+			continue
+		}
+		if f.Severity == Error && f.NodeID != nil {
+			return f.Rule
+		}
+	}
+	return ""
 }
 
 // serialSeverity grades a serial plan: a warning when it ran long and
