@@ -77,8 +77,8 @@ func checkRuntimeCase(t *testing.T, d *plan.Document, cat *catalog.Catalog, tc r
 func TestRuntimeRulesFixtures(t *testing.T) {
 	cases := []runtimeCase{
 		{"serial-plan.sqlplan", 1, SerialPlan, Warning, -1, []string{"scalar T-SQL user-defined function", "20 s with 20 s of CPU", "CPU-bound", "19 s of it in user-defined functions", "inline table-valued function"}},
-		{"serial-plan.sqlplan", 2, SerialPlan, 0, 0, nil},        // EstimatedDOPIsOne
-		{"serial-plan.sqlplan", 3, SerialPlan, 0, 0, nil},        // cost 3, under the threshold
+		{"serial-plan.sqlplan", 2, SerialPlan, 0, 0, nil}, // EstimatedDOPIsOne
+		{"serial-plan.sqlplan", 3, SerialPlan, 0, 0, nil}, // cost 3, under the threshold
 		{"serial-plan.sqlplan", 4, SerialPlan, Info, -1, []string{"table variable", "#temp table", "(5, the default)"}},
 		{"serial-plan.sqlplan", 5, SerialPlan, 0, 0, nil}, // Express edition
 		{"compile-cost.sqlplan", 1, CompileCost, Error, -1, []string{"1.5 s of CPU", "OPTION (RECOMPILE) pays this on every execution", "remove OPTION (RECOMPILE)"}},
