@@ -35,8 +35,8 @@ var MemoryGrant = &Rule{
 			"raises it for tiny grants, which are not reported). The operators that asked for the memory are the sorts, " +
 			"hashes and adaptive joins; for each the finding gives the estimated and actual rows and row size of the " +
 			"input it holds (and its `UsedMemoryGrant` where the plan has it). In estimated plans only `DesiredMemory` is known.",
-		Example: "`GrantedMemory=\"1395216\" MaxUsedMemory=\"19736\"`: 1.3 GB granted, 19 MB (1%) used, because the Sort " +
-			"expected 6,000,000 rows and received 80,000.",
+		Example: "`GrantedMemory=\"1395216\" MaxUsedMemory=\"19736\"`: 1.3 GB granted, 19 MB (1%) used, because the TopN Sort " +
+			"expected 5,097,990 input rows and received 3,926.",
 		Fix: "Fix what sized the grant: the row estimate of the sort or hash input (statistics, a predicate the " +
 			"optimizer cannot estimate, a parameter compiled for a much larger value) or its row width (select only the " +
 			"columns needed; leave wide `varchar(max)` columns out of the sort and fetch them afterwards). As a cap, " +

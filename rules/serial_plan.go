@@ -29,10 +29,13 @@ var SerialPlan = &Rule{
 			"threshold (the catalog fact `cost_threshold_for_parallelism` when known, else 5) and whose optimization level " +
 			"is not TRIVIAL. Actual plans grade it by `QueryTimeStats`: CPU-bound and long is a warning. `MaxDOPSetToOne` " +
 			"with a `MAXDOP 1` hint in the text names the hint; without one the setting comes from the server, the database " +
-			"(`MAXDOP` scoped configuration) or Resource Governor, one root cause for the whole document, reported once on " +
-			"its first statement with the count of the others.",
+			"(`MAXDOP` scoped configuration) or Resource Governor: often deliberate, so it is reported only where it " +
+			"measurably hurts (warning level), and as one root cause: once, on the document's first such statement, " +
+			"with the count of the others (a plan read as a stream, without `--tree` or HTML, reports each).",
 		Example: "`NonParallelPlanReason=\"TableVariableTransactionsDoNotSupportParallelNestedTransaction\"` on an " +
-			"`INSERT @t SELECT ...` of cost 1,200: the insert into the table variable keeps the whole SELECT serial.",
+			"`INSERT @t SELECT ...`: the insert into the table variable keeps the whole SELECT serial. " +
+			"`NonParallelPlanReason=\"MaxDOPSetToOne\"` with `OPTION (MAXDOP 1)` on a statement of cost 3,119 whose " +
+			"`QueryTimeStats` show 6.6 s elapsed and 5.7 s of CPU: one core did all the work.",
 		Fix: "Depends on the reason; the finding names it: rewrite scalar UDFs as inline table-valued functions (or rely on " +
 			"SQL Server 2019 scalar UDF inlining where it applies), use a `#temp` table instead of a table variable that is " +
 			"written to, compute non-parallelizable intrinsics (`OBJECT_NAME`, `ERROR_*`, `CONTEXT_INFO`, ...) into a " +
