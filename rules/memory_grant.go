@@ -75,10 +75,9 @@ func runMemoryGrant(p *Pass) {
 		p.Report(Finding{Severity: Warning, NodeID: consumerNode(cons), Message: b.String(), Fix: grantFix(cons, g, desired, 0), Evidence: ev})
 		return
 	}
+	// Without GrantedMemory (older plans carry only QueryPlan/@MemoryGrant)
+	// the memory used is unknown: only a grant wait can be judged.
 	granted, used := g.GrantedKB, g.MaxUsedKB
-	if granted <= 0 && q.MemoryGrantKB > 0 {
-		granted = q.MemoryGrantKB
-	}
 	if granted <= 0 && g.GrantWaitTimeS <= 0 {
 		return
 	}

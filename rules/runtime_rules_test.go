@@ -209,3 +209,21 @@ func TestRuntimeRulesCorpus(t *testing.T) {
 		checkRuntimeCase(t, d, nil, tc)
 	}
 }
+
+// TestMemoryGrantWithoutGrantedMemory: older actual plans carry only
+// QueryPlan/@MemoryGrant; without GrantedMemory and MaxUsedMemory the use
+// of the grant is unknown and must not read as 0% used.
+func TestMemoryGrantWithoutGrantedMemory(t *testing.T) {
+	x := `<StmtSimple StatementId="1" StatementType="SELECT" StatementText="q" StatementSubTreeCost="300" StatementOptmLevel="FULL">` +
+		`<QueryPlan MemoryGrant="2000000"><MemoryGrantInfo SerialRequiredMemory="1024" SerialDesiredMemory="2000000"/>` +
+		op(0, "Sort", "Sort", 5e6, 300, "", `<Sort Distinct="0"><OrderBy/>`+scan(1, "Clustered Index Scan", "PK_Work", "Clustered", 5e6, 100, "", "")+`</Sort>`) +
+		`</QueryPlan></StmtSimple>`
+	x = strings.Replace(x, `<OutputList/>`, `<OutputList/>`+runtime(5000000, 1), 1)
+	d := showplan(t, x)
+	if !d.IsActual() {
+		t.Fatal("the test plan should be actual")
+	}
+	for _, f := range analyze(t, d, nil, MemoryGrant) {
+		t.Errorf("unexpected finding: %s %s", f.Severity, f.Message)
+	}
+}
