@@ -61,6 +61,9 @@ func mergeServer(dst, src *Server) {
 	if src.EngineEdition != 0 {
 		dst.EngineEdition = src.EngineEdition
 	}
+	if src.CostThresholdForParallelism != nil {
+		dst.CostThresholdForParallelism = src.CostThresholdForParallelism
+	}
 }
 
 // sameTable returns c's table that t describes.

@@ -21,6 +21,9 @@ type Server struct {
 	MajorVersion   int    `json:"major_version,omitempty"`
 	Edition        string `json:"edition,omitempty"`
 	EngineEdition  int    `json:"engine_edition,omitempty"`
+	// CostThresholdForParallelism is the server's 'cost threshold for
+	// parallelism' (sys.configurations); nil when not known.
+	CostThresholdForParallelism *float64 `json:"cost_threshold_for_parallelism,omitempty"`
 }
 
 // Database holds the database settings the rules consult.

@@ -26,6 +26,11 @@ func FuzzParse(f *testing.F) {
 				`</SeekKeys></SeekPredicateNew></SeekPredicates></IndexScan>`)+`</Filter>`))),
 		showplan(`<StmtCond><Condition/><Then><Statements><StmtSimple/></Statements></Then><Else><Statements><StmtCursor><CursorPlan><Operation><QueryPlan/></Operation></CursorPlan></StmtCursor></Statements></Else></StmtCond>`),
 		`<!DOCTYPE x [<!ENTITY a "b">]><ShowPlanXML ` + nsAttr + `/>`,
+		showplan(simple("q", `<ThreadStat Branches="1"><ThreadReservation NodeId="0" ReservedThreads="4"/></ThreadStat>`+
+			`<OptimizerHardwareDependentProperties EstimatedAvailableMemoryGrant="1" EstimatedPagesCached="2"/>`+
+			`<QueryTimeStats CpuTime="1" ElapsedTime="2" UdfCpuTime="1"/>`+
+			relop("0", "Parallelism", `<MemoryFractions Input="0.5" Output="1"/><Parallelism PartitioningType="Hash"><PartitionColumns>`+colA+
+				`</PartitionColumns>`+relop("1", "Nested Loops", `<NestedLoops Optimized="1"/>`)+`</Parallelism>`))),
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -174,7 +174,8 @@ type QueryPlan struct {
 	QueryVariantID        int
 
 	MemoryGrant      *MemoryGrantInfo
-	Warnings         *Warnings // QueryPlan/Warnings (statement level)
+	Hardware         *HardwareProperties // OptimizerHardwareDependentProperties
+	Warnings         *Warnings           // QueryPlan/Warnings (statement level)
 	UnmatchedIndexes []ObjectRef
 	MissingIndexes   []MissingIndexGroup
 	Parameters       []Parameter
@@ -201,18 +202,26 @@ type MemoryGrantInfo struct {
 	MaxUsedKB        float64
 	GrantWaitTimeS   float64
 	FeedbackAdjusted string // IsMemoryGrantFeedbackAdjusted
+	// MaxQueryMemoryKB is the most one query may be granted (0 when absent).
+	MaxQueryMemoryKB float64
+	LastRequestedKB  float64 // LastRequestedMemory
 }
 
 // ThreadStat is QueryPlan/ThreadStat.
 type ThreadStat struct {
-	Branches    int
-	UsedThreads int
+	Branches     int
+	UsedThreads  int
+	Reservations []ThreadReservation
 }
 
 // QueryTimeStats is QueryPlan/QueryTimeStats (milliseconds).
 type QueryTimeStats struct {
 	CPUTimeMs     float64
 	ElapsedTimeMs float64
+	// UDF times are set when the attributes are present (HasUDF).
+	UDFCPUTimeMs     float64
+	UDFElapsedTimeMs float64
+	HasUDF           bool
 }
 
 // Wait is a WaitStats/Wait or Warnings/Wait element.
@@ -326,6 +335,13 @@ type RelOp struct {
 	Sort *SortInfo
 	// Top is set for the Top operator.
 	Top *TopInfo
+	// Exchange is set for Parallelism operators.
+	Exchange *Exchange
+	// MemoryFractions is set for operators that hold part of the grant.
+	MemoryFractions *MemoryFractions
+	// OptimizedLoops is NestedLoops/@Optimized: the join sorts batches of
+	// outer rows, in granted memory.
+	OptimizedLoops bool
 	// OuterReferences of a Nested Loops join.
 	OuterReferences []ColumnRef
 	// Spool is set for spool operators; Merge for Merge Join.

@@ -281,7 +281,8 @@ func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 			qp.Root, err = p.relOp(c, nil)
 			return err
 		case "ThreadStat":
-			qp.ThreadStat = &ThreadStat{Branches: attr(c, "Branches").int(), UsedThreads: attr(c, "UsedThreads").int()}
+			qp.ThreadStat, err = p.threadStat(c)
+			return err
 		case "MissingIndexes":
 			qp.MissingIndexes, err = p.missingIndexes()
 			return err
@@ -326,7 +327,9 @@ func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 				return p.skip()
 			})
 		case "QueryTimeStats":
-			qp.QueryTime = &QueryTimeStats{CPUTimeMs: attr(c, "CpuTime").float(), ElapsedTimeMs: attr(c, "ElapsedTime").float()}
+			qp.QueryTime = queryTimeStats(c)
+		case "OptimizerHardwareDependentProperties":
+			qp.Hardware = hardwareProperties(c)
 		case "ParameterList":
 			return p.children(func(c element) error {
 				if c.local == "ColumnReference" {
@@ -364,6 +367,10 @@ func (p *parser) memoryGrantInfo(se element) *MemoryGrantInfo {
 			m.GrantWaitTimeS = v.float()
 		case "IsMemoryGrantFeedbackAdjusted":
 			m.FeedbackAdjusted = p.str(v)
+		case "MaxQueryMemory":
+			m.MaxQueryMemoryKB = v.float()
+		case "LastRequestedMemory":
+			m.LastRequestedKB = v.float()
 		}
 	}
 	return m

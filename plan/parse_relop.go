@@ -69,7 +69,10 @@ func (p *parser) relOp(se element, parent *RelOp) (*RelOp, error) {
 			op.RunTime, err = p.runTime()
 		case "RelOp": // not in the schema here, but keep it in the tree
 			_, err = p.relOp(c, op)
-		case "MemoryFractions", "RunTimePartitionSummary", "InternalInfo":
+		case "MemoryFractions":
+			op.MemoryFractions = &MemoryFractions{Input: attr(c, "Input").float(), Output: attr(c, "Output").float()}
+			err = p.skip()
+		case "RunTimePartitionSummary", "InternalInfo":
 			err = p.skip()
 		default:
 			err = p.operator(op, c)
@@ -129,6 +132,10 @@ func (p *parser) operator(op *RelOp, se element) error {
 		op.StartupExpression = true
 	}
 	switch name {
+	case "NestedLoops":
+		op.OptimizedLoops = attr(se, "Optimized").bool()
+	case "Parallelism":
+		op.Exchange = &Exchange{PartitioningType: p.str(attr(se, "PartitioningType"))}
 	case "Top":
 		op.Top = &TopInfo{
 			IsPercent: attr(se, "IsPercent").bool(),
@@ -194,6 +201,11 @@ func (p *parser) operator(op *RelOp, se element) error {
 				} else {
 					op.Merge.OuterColumns, err = p.columnList(op.Merge.OuterColumns)
 				}
+				return err
+			}
+		case "PartitionColumns":
+			if op.Exchange != nil {
+				op.Exchange.PartitionColumns, err = p.columnList(op.Exchange.PartitionColumns)
 				return err
 			}
 		}

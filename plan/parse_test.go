@@ -461,7 +461,7 @@ func TestQueryPlanElements(t *testing.T) {
 			relop("0", "Constant Scan", "<ConstantScan/>")+
 			`<ParameterList><ColumnReference Column="@Status" ParameterDataType="int" ParameterCompiledValue="(0)" ParameterRuntimeValue="(1)"/>`+
 			`<ColumnReference Column="@local" ParameterDataType="varchar(10)"/></ParameterList>`)))
-	if *qp.ThreadStat != (ThreadStat{Branches: 2, UsedThreads: 8}) {
+	if !reflect.DeepEqual(*qp.ThreadStat, ThreadStat{Branches: 2, UsedThreads: 8}) {
 		t.Errorf("ThreadStat %+v", qp.ThreadStat)
 	}
 	wantMI := []MissingIndexGroup{{Impact: 91.5, Indexes: []MissingIndex{{Database: "db", Schema: "dbo", Table: "Queue",

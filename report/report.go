@@ -52,6 +52,8 @@ type Statement struct {
 	Runtime *Runtime `json:"runtime,omitempty"`
 	// Operators are the runtime figures per operator on actual plans.
 	Operators []*OperatorRuntime `json:"operators,omitempty"`
+	// Properties are the statement's optimizer and runtime properties.
+	Properties *StatementProperties `json:"properties,omitempty"`
 	// Source is the statement's place in the plan model, for renderers.
 	Source *plan.Statement `json:"-"`
 }
@@ -166,6 +168,7 @@ func SummarizeStatement(s *plan.Statement, kind string) *Statement {
 		Nodes:       s.NodeCount(),
 		Cost:        s.SubtreeCost,
 		Text:        s.Text,
+		Properties:  statementProperties(s),
 		Source:      s,
 		Operators:   operatorRuntimes(s),
 	}

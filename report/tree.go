@@ -82,6 +82,9 @@ func writeTree(ew *errWriter, f *File, st styles, mb bool) bool {
 		printed = true
 		ew.printf("\n%s  %s  %s  cost %s\n", st.bold.Sprint(Place(s.Batch, s.StatementID, nil, mb)), s.Type, s.Kind,
 			strconv.FormatFloat(s.Cost, 'g', 4, 64))
+		for _, line := range propertyLines(s.Properties) {
+			ew.printf("  %s\n", st.dim.Sprint(line))
+		}
 		for _, q := range plans {
 			if q.Label != "" {
 				ew.printf("  cursor %s\n", q.Label)

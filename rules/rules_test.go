@@ -365,6 +365,12 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	runtimeFixtures, _ := filepath.Glob(filepath.Join("testdata", "runtime", "*.sqlplan"))
+	for _, path := range runtimeFixtures {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
 	var cat *catalog.Catalog
 	if c, err := catalog.Load(filepath.Join(root, "fixtures", "queue", "schema.sql")); err == nil {
 		cat = c
