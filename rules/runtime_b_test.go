@@ -102,3 +102,80 @@ func TestTableVariableCorpus(t *testing.T) {
 		t.Errorf("table_variable_plan: estimated 3, actual 3: want silence, got %+v", fs)
 	}
 }
+
+// goalScan is a Clustered Index Scan of dbo.Votes under a row goal, with a
+// residual predicate PostId = outer reference.
+func goalScan(est, noGoal float64, rows, read int64, elapsed string) string {
+	rt := ""
+	if rows >= 0 {
+		rt = fmt.Sprintf(`<RunTimeInformation><RunTimeCountersPerThread Thread="0" ActualRows="%d" ActualRowsRead="%d" ActualEndOfScans="1" ActualExecutions="1" %s/></RunTimeInformation>`, rows, read, elapsed)
+	}
+	pred := `<Predicate><ScalarOperator ScalarString="[v].[PostId]=[p].[Id]"><Compare CompareOp="EQ">` +
+		`<ScalarOperator><Identifier><ColumnReference Database="[SO]" Schema="[dbo]" Table="[Votes]" Alias="[v]" Column="PostId"/></Identifier></ScalarOperator>` +
+		`<ScalarOperator><Identifier><ColumnReference Database="[SO]" Schema="[dbo]" Table="[Posts]" Alias="[p]" Column="Id"/></Identifier></ScalarOperator>` +
+		`</Compare></ScalarOperator></Predicate>`
+	scanOp := withRuntime(op(2, "Clustered Index Scan", "Clustered Index Scan", est, 4.8, fmt.Sprintf(`EstimateRowsWithoutRowGoal="%g"`, noGoal),
+		`<IndexScan Ordered="0" ForcedIndex="0" ForceScan="0" NoExpandHint="0"><Object Database="[SO]" Schema="[dbo]" Table="[Votes]" Index="[PK_Votes_Id]" IndexKind="Clustered"/>`+pred+`</IndexScan>`), rt)
+	top := op(1, "Top", "Top", 1, 4.8, "", `<Top><TopExpression><ScalarOperator ScalarString="(1)"><Const ConstValue="(1)"/></ScalarOperator></TopExpression>`+scanOp+`</Top>`)
+	return stmt(`StatementSubTreeCost="4.8"`, "", "", top)
+}
+
+func TestRowGoal(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stmt string
+		want Severity
+		msg  string
+	}{
+		{"read everything in 5 s", goalScan(1, 49, 0, 52928720, `ActualElapsedms="5120" ActualCPUms="5119"`), Warning,
+			"Clustered Index Scan was planned under a row goal for 1 row per execution (49 without the goal) but read 52,928,720 rows to return 0 in 5,120 ms; the goal comes from Top (node 1)"},
+		{"fast despite the failure", goalScan(1, 49, 0, 52928720, `ActualElapsedms="90" ActualCPUms="90"`), Info, "in 90 ms"},
+		{"no timings: graded by rows", goalScan(1, 49, 0, 2000000, ""), Warning, "read 2,000,000 rows"},
+		{"the goal held", goalScan(1, 1000, 1, 3, `ActualElapsedms="0" ActualCPUms="0"`), 0, ""},
+		{"the goal barely changed the estimate", goalScan(10, 20, 0, 52928720, ""), 0, ""},
+		{"estimated plan", goalScan(1, 49, -1, 0, ""), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := analyze(t, showplan(t, tc.stmt), nil, RowGoal)
+			if tc.want == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want silence, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 2 {
+				t.Fatalf("want one %s at node 2, got %+v", tc.want, fs)
+			}
+			if !strings.Contains(fs[0].Message, tc.msg) {
+				t.Errorf("message %q lacks %q", fs[0].Message, tc.msg)
+			}
+			if !strings.Contains(fs[0].Fix, "CREATE INDEX IX_Votes_PostId ON dbo.Votes (PostId)") || !strings.Contains(fs[0].Fix, "DISABLE_OPTIMIZER_ROWGOAL") {
+				t.Errorf("fix %q", fs[0].Fix)
+			}
+		})
+	}
+}
+
+// TestRowGoalCorpus checks the real plans by hand:
+//   - top_above_scan node 5: Votes scan under NOT EXISTS + TOP (1), EstimateRows 1
+//     (49 without the goal), ActualRowsRead 52,928,720, ActualRows 0, 5,120 ms.
+//   - many_to_many_merge node 4: a Sort under TOP (100) returned 3,756,598 rows
+//     against 1 estimated, but a Sort reads its whole input whatever the goal
+//     (its input, node 5, was estimated in full): silent.
+//   - row-count-spool-slow node 14: the Top's scan returned 1 row per execution
+//     as planned (24,534,730 rows over 24,534,730 executions): the goal held.
+func TestRowGoalCorpus(t *testing.T) {
+	const prefix = "perfstudio__tests__PlanViewer.Core.Tests__Plans__"
+	fs := corpusFindings(t, prefix+"top_above_scan_plan.sqlplan", RowGoal)
+	if len(fs) != 1 || *fs[0].NodeID != 5 || fs[0].Severity != Warning {
+		t.Fatalf("top_above_scan: want one warning at node 5, got %+v", fs)
+	}
+	if fs := corpusFindings(t, prefix+"many_to_many_merge_plan.sqlplan", RowGoal); len(fs) != 0 {
+		t.Errorf("many_to_many_merge: want silence, got %+v", fs)
+	}
+	for _, f := range corpusFindings(t, prefix+"row-count-spool-slow.sqlplan", RowGoal) {
+		if *f.NodeID == 14 || f.Severity > Info {
+			t.Errorf("row-count-spool-slow: unexpected %+v", f)
+		}
+	}
+}
