@@ -179,3 +179,77 @@ func TestRowGoalCorpus(t *testing.T) {
 		}
 	}
 }
+
+// tvfPlan is a multi-statement function called once: Sequence over the fill
+// (node 1) and a Table Scan of its result (node 2), or, correlated, the
+// function on the inner side of a Nested Loops join (node 2).
+func tvfPlan(correlated bool, readRows, calls int64, actual bool) string {
+	obj := `<TableValuedFunction><Object Database="[WorkDb]" Schema="[dbo]" Table="[OpenWork]"/></TableValuedFunction>`
+	rt := func(rows, execs int64) string {
+		if !actual {
+			return ""
+		}
+		return runtime(rows, execs)
+	}
+	if correlated {
+		fn := withRuntime(op(2, "Table-valued function", "Table-valued function", 100, 0.1, fmt.Sprintf(`EstimateRewinds="%d"`, calls-1), obj), rt(0, calls))
+		outer := withRuntime(scan(1, "Clustered Index Scan", "PK_Work", "Clustered", float64(calls), 1, "", ""), rt(calls, 1))
+		return stmt(`StatementSubTreeCost="3"`, "", "", withRuntime(op(0, "Nested Loops", "Inner Join", float64(calls), 3, "", `<NestedLoops Optimized="0">`+outer+fn+`</NestedLoops>`), rt(calls, 1)))
+	}
+	fill := withRuntime(op(1, "Table-valued function", "Table-valued function", 100, 0.0001, "", obj), rt(0, 1))
+	read := withRuntime(op(2, "Table Scan", "Table Scan", 100, 0.0034, "",
+		`<TableScan Ordered="0" ForcedIndex="0" ForceScan="0" NoExpandHint="0"><Object Database="[WorkDb]" Schema="[dbo]" Table="[OpenWork]"/></TableScan>`), rt(readRows, 1))
+	return stmt(`StatementSubTreeCost="0.0035"`, "", "", withRuntime(op(0, "Sequence", "Sequence", 100, 0.0035, "", `<Sequence>`+fill+read+`</Sequence>`), rt(readRows, 1)))
+}
+
+func TestTableValuedFunction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stmt string
+		want Severity
+		node int
+		msg  string
+	}{
+		{"returned 100 times the guess", tvfPlan(false, 2000000, 1, true), Warning, 2,
+			"table-valued function dbo.OpenWork: its result was estimated at 100 rows per read and returned 2,000,000 (20,000× under)"},
+		{"about the guess", tvfPlan(false, 150, 1, true), 0, 0, ""},
+		{"estimated plan: the fixed guess is context", tvfPlan(false, 0, 1, false), Info, 2, "its result is estimated at a fixed 100 rows"},
+		{"called per outer row", tvfPlan(true, 0, 50000, true), Warning, 2, "it ran 50,000 times, once per outer row"},
+		{"called a few times", tvfPlan(true, 0, 20, true), 0, 0, ""},
+		{"estimated to be called per row", tvfPlan(true, 0, 50000, false), Info, 2, "planned to run 50,000 times"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := analyze(t, showplan(t, tc.stmt), nil, TableValuedFunction)
+			if tc.want == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want silence, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != tc.node {
+				t.Fatalf("want one %s at node %d, got %+v", tc.want, tc.node, fs)
+			}
+			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "inline table-valued function") {
+				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
+			}
+		})
+	}
+}
+
+// TestTableValuedFunctionCorpus: in S1uW0oS3 the function Object17 sits on
+// the inner side of Nested Loops at node 21 (30 executions) and node 121
+// (427,576 executions); Object18 is filled once under the Sequence (nodes
+// 2–8) and read at 27 and 79 at one row per execution, as estimated. System
+// readers ("XML Reader with XPath filter", SYSLANG in plan90) are not user
+// functions.
+func TestTableValuedFunctionCorpus(t *testing.T) {
+	fs := corpusFindings(t, "showplan-dotnet__tests__Showplan.Tests__plans__S1uW0oS3.sqlplan", TableValuedFunction)
+	if len(fs) != 1 || *fs[0].NodeID != 121 || fs[0].Severity != Warning || !strings.Contains(fs[0].Message, "427,606 times") {
+		t.Fatalf("S1uW0oS3: want one warning at node 121 with 427,606 calls, got %+v", fs)
+	}
+	for _, file := range []string{"supratimas__plans__set01__plans__plan214.sqlplan", "supratimas__plans__set01__plans__plan90.sqlplan"} {
+		if fs := corpusFindings(t, file, TableValuedFunction); len(fs) != 0 {
+			t.Errorf("%s: system functions: want silence, got %+v", file, fs)
+		}
+	}
+}
