@@ -192,7 +192,8 @@ func tvfPlan(correlated bool, readRows, calls int64, actual bool) string {
 		return runtime(rows, execs)
 	}
 	if correlated {
-		fn := withRuntime(op(2, "Table-valued function", "Table-valued function", 100, 0.1, fmt.Sprintf(`EstimateRewinds="%d"`, calls-1), obj), rt(0, calls))
+		fn := strings.Replace(op(2, "Table-valued function", "Table-valued function", 100, 0.1, "", obj), `EstimateRewinds="0"`, fmt.Sprintf(`EstimateRewinds="%d"`, calls-1), 1)
+		fn = withRuntime(fn, rt(0, calls))
 		outer := withRuntime(scan(1, "Clustered Index Scan", "PK_Work", "Clustered", float64(calls), 1, "", ""), rt(calls, 1))
 		return stmt(`StatementSubTreeCost="3"`, "", "", withRuntime(op(0, "Nested Loops", "Inner Join", float64(calls), 3, "", `<NestedLoops Optimized="0">`+outer+fn+`</NestedLoops>`), rt(calls, 1)))
 	}
@@ -251,5 +252,64 @@ func TestTableValuedFunctionCorpus(t *testing.T) {
 		if fs := corpusFindings(t, file, TableValuedFunction); len(fs) != 0 {
 			t.Errorf("%s: system functions: want silence, got %+v", file, fs)
 		}
+	}
+}
+
+// udfPlan is a Compute Scalar calling dbo.Age over a scan of rows rows.
+func udfPlan(rows int64, qpAttrs, qpInner string, cost float64) string {
+	scanOp := withRuntime(scan(1, "Clustered Index Scan", "PK_Work", "Clustered", float64(rows), cost, "", ""), runtime(rows, 1))
+	cs := op(0, "Compute Scalar", "Compute Scalar", float64(rows), cost, "", `<ComputeScalar><DefinedValues><DefinedValue>`+
+		`<ColumnReference Column="Expr1001"/><ScalarOperator ScalarString="[WorkDb].[dbo].[Age]([CreatedAt])">`+
+		`<UserDefinedFunction FunctionName="[WorkDb].[dbo].[Age]"><ScalarOperator><Identifier><ColumnReference Column="CreatedAt"/></Identifier></ScalarOperator></UserDefinedFunction>`+
+		`</ScalarOperator></DefinedValue></DefinedValues>`+scanOp+`</ComputeScalar>`)
+	x := fmt.Sprintf(`<StmtSimple StatementId="1" StatementType="SELECT" StatementSubTreeCost="%g" CardinalityEstimationModelVersion="140"><QueryPlan %s>%s%s</QueryPlan></StmtSimple>`, cost, qpAttrs, qpInner, cs)
+	return x
+}
+
+func TestScalarUDF(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stmt string
+		want Severity
+		msg  string
+	}{
+		{"per row over 50,000 rows", udfPlan(50000, "", "", 2), Warning,
+			"Compute Scalar (node 0) calls scalar function [WorkDb].[dbo].[Age] about 50,000 times (actual rows through it)"},
+		{"kept a costly plan serial", udfPlan(500, `NonParallelPlanReason="TSQLUserDefinedFunctionsNotParallelizable"`, "", 40), Warning,
+			"they keep the plan serial (NonParallelPlanReason TSQLUserDefinedFunctionsNotParallelizable, statement cost 40)"},
+		{"slow despite few calls", udfPlan(50, "", `<QueryTimeStats CpuTime="2100" ElapsedTime="2500" UdfCpuTime="2000" UdfElapsedTime="2400"/>`, 0.1), Warning,
+			"they took 2,400 ms (2,000 ms CPU) of the statement's 2,500 ms"},
+		{"a few hundred calls", udfPlan(500, "", "", 0.1), Info, "about 500 times"},
+		{"a handful of calls", udfPlan(10, "", "", 0.1), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := analyze(t, showplan(t, tc.stmt), nil, ScalarUDF)
+			if tc.want == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want silence, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 0 {
+				t.Fatalf("want one %s at node 0, got %+v", tc.want, fs)
+			}
+			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "compatibility level 150+") {
+				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
+			}
+		})
+	}
+}
+
+// TestScalarUDFCorpus: S1uW0oS3's Compute Scalar node 42 evaluates
+// Function2 for 427,576 rows (actual), in a serial plan of cost 234.7
+// (CouldNotGenerateValidParallelPlan); plan5's Function_GetRoundedDate is
+// called for one estimated row: silent.
+func TestScalarUDFCorpus(t *testing.T) {
+	fs := corpusFindings(t, "showplan-dotnet__tests__Showplan.Tests__plans__S1uW0oS3.sqlplan", ScalarUDF)
+	if len(fs) != 1 || *fs[0].NodeID != 42 || fs[0].Severity != Warning || !strings.Contains(fs[0].Message, "427,576 times") {
+		t.Fatalf("S1uW0oS3: got %+v", fs)
+	}
+	if fs := corpusFindings(t, "supratimas__plans__set01__plans__plan5.sqlplan", ScalarUDF); len(fs) != 0 {
+		t.Errorf("plan5: want silence, got %+v", fs)
 	}
 }
