@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/planlint/planlint/plan"
 )
@@ -71,4 +73,90 @@ func readsTable(n *plan.RelOp) bool {
 		return true
 	}
 	return false
+}
+
+// misestimate is how far an operator's estimate was off per execution, in
+// either direction (≥ 1), and whether it was an underestimate.
+func misestimate(n *plan.RelOp) (factor float64, under, ok bool) {
+	est, act, ok := actualPerExecution(n)
+	if !ok {
+		return 0, false, false
+	}
+	e, a := math.Max(est, 1), math.Max(act, 1)
+	if a >= e {
+		return a / e, true, true
+	}
+	return e / a, false, true
+}
+
+// rowsProcessed is what an operator handled over all executions: rows read
+// when the plan says (a scan or seek with a residual), else rows returned.
+func rowsProcessed(n *plan.RelOp) float64 {
+	rows, _ := rowsOut(n)
+	if n.RunTime != nil && n.RunTime.HasRowsRead && float64(n.RunTime.ActualRowsRead) > rows {
+		return float64(n.RunTime.ActualRowsRead)
+	}
+	return rows
+}
+
+// variableUses maps each parameter or variable name (lower case) compared
+// in the plan's predicates to the operators that compare it, in plan order.
+func variableUses(q *plan.QueryPlan) (names []string, uses map[string][]*plan.RelOp) {
+	uses = map[string][]*plan.RelOp{}
+	for _, c := range comparisons(q) {
+		name := c.parameter()
+		if name == "" {
+			continue
+		}
+		key := strings.ToLower(name)
+		if uses[key] == nil {
+			names = append(names, name)
+		}
+		if list := uses[key]; len(list) == 0 || list[len(list)-1] != c.Node {
+			uses[key] = append(list, c.Node)
+		}
+	}
+	return names, uses
+}
+
+// worstMisestimate picks, among operators, the one whose estimate was
+// furthest off (weighted by the rows it processed), on actual plans.
+func worstMisestimate(nodes []*plan.RelOp, minFactor float64) (worst *plan.RelOp, factor float64, under bool) {
+	var best float64
+	for _, n := range nodes {
+		f, u, ok := misestimate(n)
+		if !ok || f < minFactor {
+			continue
+		}
+		if score := f * math.Max(rowsProcessed(n), 1); worst == nil || score > best {
+			worst, factor, under, best = n, f, u, score
+		}
+	}
+	return worst, factor, under
+}
+
+// misestimateText describes an operator's estimate against its actual rows.
+func misestimateText(n *plan.RelOp, factor float64, under bool) string {
+	est, act, _ := actualPerExecution(n)
+	dir := "over"
+	if under {
+		dir = "under"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (node %d) was estimated at %s", n.DisplayName(), n.NodeID, rowsWord(est))
+	if o := n.Access.Object(); o.Table != "" {
+		b.Reset()
+		fmt.Fprintf(&b, "%s on %s (node %d) was estimated at %s", n.DisplayName(), objectName(o), n.NodeID, rowsWord(est))
+	}
+	execs, _ := executions(n)
+	if execs > 1 {
+		fmt.Fprintf(&b, " per execution and returned %s per execution over %s executions", count(act), count(execs))
+	} else {
+		fmt.Fprintf(&b, " and returned %s", count(act))
+	}
+	fmt.Fprintf(&b, " (%s× %s)", factorText(factor), dir)
+	if rp := rowsProcessed(n); n.RunTime.HasRowsRead && rp > act*math.Max(execs, 1) {
+		fmt.Fprintf(&b, ", reading %s rows", count(rp))
+	}
+	return b.String()
 }
