@@ -345,12 +345,22 @@ type RelOp struct {
 	// Filter/Predicate, NestedLoops/Predicate, Hash ProbeResidual, ...
 	Predicate *Scalar
 
+	// Partitioning is Parallelism/@PartitioningType (Hash, Broadcast,
+	// RoundRobin, ...) of an exchange; "" elsewhere.
+	Partitioning string
+	// SpoolPrimary is Spool/@PrimaryNodeId: a secondary spool reader
+	// replays the rows of that spool. Zero when absent.
+	SpoolPrimary int
+
 	Warnings *Warnings
 	// UDFs are the scalar user-defined functions the operator's expressions
 	// call (UserDefinedFunction elements), in document order.
 	UDFs []UDFCall
 	// RunTime is nil in estimated plans.
 	RunTime *RunTime
+	// Time is the operator's own time on actual plans with timings
+	// (see runtime.go); nil when it cannot be known.
+	Time *OperatorTime
 
 	Parent   *RelOp
 	Children []*RelOp

@@ -360,6 +360,7 @@ func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 		}
 		return p.skip()
 	})
+	qp.computeSelfTimes()
 	return qp, err
 }
 

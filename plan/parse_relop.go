@@ -109,6 +109,10 @@ func (p *parser) operator(op *RelOp, se element) error {
 		}
 	}
 	switch name {
+	case "Parallelism":
+		op.Partitioning = p.str(attr(se, "PartitioningType"))
+	case "Spool":
+		op.SpoolPrimary = attr(se, "PrimaryNodeId").int()
 	case "Sort":
 		op.Sort = &SortInfo{Distinct: attr(se, "Distinct").bool()}
 	case "TopSort":
@@ -372,12 +376,13 @@ func (p *parser) udfCall(se element) UDFCall {
 func (p *parser) runTime() (*RunTime, error) {
 	rt := &RunTime{}
 	var workerElapsed, serialElapsed int64
-	var workerTimed, serialTimed bool
+	var workerTimed, serialTimed, activeMode bool
 	err := p.children(func(c element) error {
 		if c.local != "RunTimeCountersPerThread" {
 			return p.skip()
 		}
 		var t ThreadCounters
+		var mode string
 		hasElapsed := false
 		for _, a := range c.attrs {
 			v := a.value
@@ -413,10 +418,13 @@ func (p *parser) runTime() (*RunTime, error) {
 				t.CPUMs = v.int64()
 				rt.HasTiming = true
 			case "ActualExecutionMode":
-				if rt.ExecutionMode == "" {
-					rt.ExecutionMode = p.str(v)
-				}
+				mode = p.str(v)
 			}
+		}
+		// The mode of a thread that ran wins over an idle Thread 0's.
+		if mode != "" && (rt.ExecutionMode == "" || t.ActualExecutions > 0 && !activeMode) {
+			rt.ExecutionMode = mode
+			activeMode = t.ActualExecutions > 0
 		}
 		rt.ActualRows += t.ActualRows
 		rt.ActualExecutions += t.ActualExecutions

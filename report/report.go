@@ -50,6 +50,8 @@ type Statement struct {
 	// Runtime are the figures the plan cache or Query Store keeps for the
 	// statement; nil for plans from files and live captures.
 	Runtime *Runtime `json:"runtime,omitempty"`
+	// Operators are the runtime figures per operator on actual plans.
+	Operators []*OperatorRuntime `json:"operators,omitempty"`
 	// Source is the statement's place in the plan model, for renderers.
 	Source *plan.Statement `json:"-"`
 }
@@ -165,6 +167,7 @@ func SummarizeStatement(s *plan.Statement, kind string) *Statement {
 		Cost:        s.SubtreeCost,
 		Text:        s.Text,
 		Source:      s,
+		Operators:   operatorRuntimes(s),
 	}
 	if s.ParameterizationType != plan.ParamUnknown {
 		st.ParameterizationType = s.ParameterizationType.String()

@@ -17,15 +17,15 @@ type Skew struct {
 	OK     bool
 }
 
-// OperatorSkew compares estimated rows for all executions with the actual
-// rows summed over threads.
+// OperatorSkew is the estimate error per execution, with executions and
+// rows counted the way the estimate counts them (plan.RelOp.EstimateSkew):
+// the factor row-estimate-skew reports.
 func OperatorSkew(n *plan.RelOp) Skew {
-	if n.RunTime == nil {
+	s, ok := n.EstimateSkew()
+	if !ok {
 		return Skew{}
 	}
-	e := math.Max(n.EstimatedRowsAllExecutions(), 1)
-	a := math.Max(float64(n.RunTime.ActualRows), 1)
-	return Skew{Factor: math.Max(a, e) / math.Min(a, e), Under: a > e, OK: true}
+	return Skew{Factor: s.Factor, Under: s.Under, OK: true}
 }
 
 // CostShare is the operator's own cost as a share of its plan's cost.
@@ -109,7 +109,11 @@ func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch s
 	}
 	fmt.Fprintf(&b, "  est %s", FormatCount(n.EstimatedRowsAllExecutions()))
 	if n.RunTime != nil {
-		fmt.Fprintf(&b, " act %s", FormatCount(float64(n.RunTime.ActualRows)))
+		act, _ := n.ActualRowCount()
+		fmt.Fprintf(&b, " act %s", FormatCount(act))
+		if ex, _ := n.ActualExecutionCount(); ex > 1 {
+			fmt.Fprintf(&b, " in %s execs", FormatCount(ex))
+		}
 		if sk := OperatorSkew(n); sk.Factor >= 2 {
 			dir := "over"
 			if sk.Under {
@@ -138,6 +142,9 @@ func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch s
 		cost = st.warm.Sprint(cost)
 	}
 	b.WriteString("  " + cost)
+	if t := selfTimeText(n); t != "" {
+		b.WriteString("  " + t)
+	}
 	if m := marks(n); len(m) > 0 {
 		b.WriteString("  " + st.bold.Sprint("← "+strings.Join(m, ", ")))
 	}

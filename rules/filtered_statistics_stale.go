@@ -171,9 +171,9 @@ func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, r *indexRead) (Finding,
 	if fr.builtRows >= 0 && fr.nowRows >= 0 && math.Max(fr.builtRows, fr.nowRows) >= minRows {
 		growth = math.Max(fr.builtRows, fr.nowRows) / math.Max(math.Min(fr.builtRows, fr.nowRows), 1)
 	}
-	reader, sk, measured := r.readers[0], skew{}, false
+	reader, sk, measured := r.readers[0], plan.RowSkew{}, false
 	for _, n := range r.readers {
-		if s, ok := measureSkew(n); ok && (!measured || s.factor > sk.factor) {
+		if s, ok := n.EstimateSkew(); ok && (!measured || s.Factor > sk.Factor) {
 			reader, sk, measured = n, s, true
 		}
 	}
@@ -186,15 +186,15 @@ func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, r *indexRead) (Finding,
 	sev := Info
 	switch {
 	case measured:
-		if !stale && growth < skewMin || sk.factor < skewMin || math.Max(sk.estAll, sk.actAll) < minRows || !sk.under && earlyTermination(reader) {
+		if !stale && growth < skewMin || sk.Factor < skewMin || math.Max(sk.EstimatedAll, sk.ActualAll) < minRows || !sk.Under && earlyTermination(reader) {
 			return Finding{}, false
 		}
-		dir := map[bool]string{true: "under", false: "over"}[sk.under]
-		ev["estimated_rows"], ev["actual_rows"] = round(sk.estAll, 1), int64(sk.actAll)
-		ev["factor"], ev["direction"] = round(sk.factor, 1), dir
+		dir := map[bool]string{true: "under", false: "over"}[sk.Under]
+		ev["estimated_rows"], ev["actual_rows"] = round(sk.EstimatedAll, 1), int64(sk.ActualAll)
+		ev["factor"], ev["direction"] = round(sk.Factor, 1), dir
 		describeFreshness(&b, ev, fr)
 		fmt.Fprintf(&b, ", and %s (node %d) read %s rows where they predicted %s (%s× %s)",
-			reader.DisplayName(), reader.NodeID, count(sk.actAll), count(sk.estAll), count(sk.factor), dir)
+			reader.DisplayName(), reader.NodeID, count(sk.ActualAll), count(sk.EstimatedAll), count(sk.Factor), dir)
 		sev = Warning
 	case growth >= skewMin:
 		ev["growth_factor"] = round(growth, 1)

@@ -125,22 +125,24 @@ func containsFold(list []string, name string) bool {
 }
 
 // actualOrEstimated returns the actual total when the operator ran with
-// runtime counters, else the estimate, and which one it is.
-func actualOrEstimated(actual func(*plan.RunTime) float64, n *plan.RelOp, est float64) (float64, string) {
-	if n.RunTime != nil {
-		return actual(n.RunTime), "actual"
+// runtime counters, else the estimate, and which one it is. Actual counts
+// come from plan.RelOp's parallel-aware readers, which count like the
+// estimates do (a branch each thread runs once is one execution).
+func actualOrEstimated(actual func(*plan.RelOp) (float64, bool), n *plan.RelOp, est float64) (float64, string) {
+	if v, ok := actual(n); ok {
+		return v, "actual"
 	}
 	return est, "estimated"
 }
 
 // executions of an operator: actual when known, else estimated.
 func executions(n *plan.RelOp) (float64, string) {
-	return actualOrEstimated(func(rt *plan.RunTime) float64 { return float64(rt.ActualExecutions) }, n, n.EstimatedExecutions())
+	return actualOrEstimated((*plan.RelOp).ActualExecutionCount, n, n.EstimatedExecutions())
 }
 
 // rowsOut is the operator's output rows over all executions.
 func rowsOut(n *plan.RelOp) (float64, string) {
-	return actualOrEstimated(func(rt *plan.RunTime) float64 { return float64(rt.ActualRows) }, n, n.EstimatedRowsAllExecutions())
+	return actualOrEstimated((*plan.RelOp).ActualRowCount, n, n.EstimatedRowsAllExecutions())
 }
 
 // passThrough reports operators that hand their input on row by row

@@ -3,10 +3,17 @@ package rules
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/planlint/planlint/plan"
 )
+
+// skewCauseRules are the rules that explain a misestimate by its cause
+// (table variable, table-valued function, row goal, parameter values,
+// local variable). row-estimate-skew runs after them and leaves a node to
+// them once one of them reported there.
+var skewCauseRules = []string{}
 
 // RowEstimateSkew compares estimated and actual rows per operator in actual
 // plans and reports where a misestimate starts.
@@ -20,142 +27,249 @@ var RowEstimateSkew = &Rule{
 		{"error_factor", 100, "estimate off by at least this factor is an error (given error_min_rows)"},
 		{"min_rows", 100, "ignore operators where both estimated and actual totals are below this"},
 		{"error_min_rows", 10000, "an error needs at least this many rows on the larger side"},
+		{"min_elapsed_ms", 100, "on plans with QueryTimeStats, a statement faster than this gets info only"},
 	},
+	After: skewCauseRules,
 	Doc: Doc{
 		Problem: "The optimizer picks join types, memory grants and access paths from row estimates. A queue that holds 200 " +
 			"pending rows when statistics were built but 2,000,000 during a backlog keeps the small-queue plan: nested loops, " +
 			"tiny grants that spill, scans that were cheap. Filtered statistics in particular go stale, because the " +
 			"auto-update threshold counts modifications to the whole table.",
-		Evidence: "Actual plans only. For each operator planlint compares the estimate for all executions, `EstimateRows × " +
-			"(EstimateRebinds + EstimateRewinds + 1)`, with `ActualRows` summed over every `RunTimeCountersPerThread`, and " +
-			"the per-execution view (`EstimateRows` against actual rows ÷ actual executions). It reports the factor and " +
-			"direction, ignores tiny counts, skips operators whose error is inherited from a child or from a wrong number " +
-			"of executions (the outer input's error), skips lookups under the pre-2022 cardinality estimator (a known bug " +
-			"misplaces their estimate) and low actuals below a Top or row goal (early termination is not a misestimate).",
+		Evidence: "Actual plans only. For each operator planlint compares `EstimateRows` (per execution) with the actual rows " +
+			"per execution, both counted the way the estimate counts them: in a parallel zone a branch that every thread " +
+			"runs once is one execution whose estimate covers all threads (so `ActualExecutions` summed over threads is not " +
+			"the execution count), the inner side of a parallel Nested Loops runs once per outer row, a Broadcast exchange " +
+			"gives every thread the same rows (one copy counts), and a Top or TopN Sort in a parallel zone limits each thread. " +
+			"It skips operators whose actual rows go unreported (Insert/Update/Delete without OUTPUT, Batch Hash Table Build, " +
+			"the fill step of a table-valued function), operators that stopped early (`ActualEndOfScans` below executions, " +
+			"e.g. a Merge Join input, a Top or semi join above), bitmap probes (`PROBE(...)`) and row goals " +
+			"(`EstimateRowsWithoutRowGoal`), which reduce rows on purpose, and lookups under the pre-2022 cardinality " +
+			"estimator. A misestimate is reported once, where it starts: an operator whose input (looking through operators " +
+			"without counters such as Compute Scalar, and from a secondary spool reader to its primary spool) is already off " +
+			"in the same direction inherits it, and reads of one table variable or table-valued function are one finding. " +
+			"The factor is the one `--tree` shows.",
 		Example: "Clustered Index Scan with `EstimateRows=\"200\"` and `ActualRows=\"2000000\"`: underestimated 10,000×.",
-		Fix: "Update the statistics (for a filtered index: `UPDATE STATISTICS dbo.Work IX_Work_Pending WITH FULLSCAN` on a " +
-			"schedule that follows the queue's churn), check for parameter sniffing (compiled vs runtime values), and " +
-			"compare the plan captured at normal queue depth with one captured during a backlog (`planlint compare`).",
-		FalseAlarms: "Operators that stop early (below Top, semi joins, EXISTS) legitimately return fewer rows than estimated. " +
-			"Tiny tables produce large factors on small numbers; `min_rows` filters them.",
+		Fix: "The fix follows the cause the plan shows: a table variable (fixed estimate: use a temp table, `OPTION (RECOMPILE)` " +
+			"or compatibility level 150), a multi-statement table-valued function (rewrite inline, or interleaved execution " +
+			"on 2017+), compiled versus runtime parameter values (`OPTION (RECOMPILE)`, `OPTIMIZE FOR`, a query per value), " +
+			"a local variable (density guess: `OPTION (RECOMPILE)` or a parameter), a predicate the optimizer cannot estimate " +
+			"(a function or conversion on the column), values beyond the histogram (ascending key) or statistics modified " +
+			"since their last update (`UPDATE STATISTICS ... WITH FULLSCAN`; filtered statistics on their own schedule).",
+		FalseAlarms: "Tiny tables produce large factors on small numbers; `min_rows` filters them. A statement that ran in a " +
+			"few milliseconds gets info, not a warning.",
 	},
 	Run: runRowEstimateSkew,
 }
 
-type skew struct {
-	factor  float64 // ≥ 1
-	under   bool    // actual > estimated
-	estPer  float64
-	actPer  float64
-	estAll  float64
-	actAll  float64
-	execEst float64
-	execAct float64
-}
-
-func measureSkew(n *plan.RelOp) (skew, bool) {
-	rt := n.RunTime
-	if rt == nil || rt.ActualExecutions == 0 {
-		return skew{}, false
-	}
-	s := skew{
-		estPer:  n.EstimateRows,
-		estAll:  n.EstimatedRowsAllExecutions(),
-		actAll:  float64(rt.ActualRows),
-		execEst: n.EstimatedExecutions(),
-		execAct: float64(rt.ActualExecutions),
-	}
-	s.actPer = s.actAll / s.execAct
-	e, a := math.Max(s.estPer, 1), math.Max(s.actPer, 1)
-	s.under = a > e
-	s.factor = math.Max(a, e) / math.Min(a, e)
-	return s, true
-}
-
-// earlyTermination reports an operator whose low actual count can come
-// from a parent that stopped asking for rows.
-func earlyTermination(n *plan.RelOp) bool {
-	if n.EstimateRowsWithoutRowGoal != nil {
-		return true
-	}
-	for p := n.Parent; p != nil; p = p.Parent {
-		if p.PhysicalOp == "Top" || strings.Contains(p.LogicalOp, "Semi Join") || p.PhysicalOp == "Sort" && p.Sort != nil && p.Sort.TopRows > 0 {
-			return true
-		}
-	}
-	return false
+type skewCandidate struct {
+	n     *plan.RelOp
+	s     plan.RowSkew
+	cause skewCause
+	label string
 }
 
 func runRowEstimateSkew(p *Pass) {
 	warn, errF := p.Param("warn_factor"), p.Param("error_factor")
 	minRows, errRows := p.Param("min_rows"), p.Param("error_min_rows")
-	legacyCE := p.Statement.CEModelVersion > 0 && p.Statement.CEModelVersion < 160
+	legacyCE := p.Statement.CEModelVersion < 160
+	explained := map[int]bool{}
+	for _, name := range skewCauseRules {
+		for _, f := range p.Prior(name) {
+			if f.NodeID != nil {
+				explained[*f.NodeID] = true
+			}
+		}
+	}
+	var cands []skewCandidate
 	for _, q := range p.Plans() {
 		for _, n := range q.Nodes {
-			s, ok := measureSkew(n)
-			if !ok || s.factor < warn || math.Max(s.estAll, s.actAll) < minRows {
+			s, ok := n.EstimateSkew()
+			if !ok || s.Factor < warn || math.Max(s.EstimatedAll, s.ActualAll) < minRows {
 				continue
 			}
-			if n.IsLookup() && (legacyCE || p.Statement.CEModelVersion == 0) {
+			if explained[n.NodeID] || n.IsLookup() && legacyCE || notAMisestimate(n, s, warn) || inherited(q.QueryPlan, n, s) {
 				continue
 			}
-			if !s.under && earlyTermination(n) {
-				continue
-			}
-			if inherited(n, s) {
-				continue
-			}
-			dir := "underestimated"
-			if !s.under {
-				dir = "overestimated"
-			}
-			ev := map[string]any{
-				"operator":                     n.DisplayName(),
-				"factor":                       round(s.factor, 1),
-				"direction":                    map[bool]string{true: "under", false: "over"}[s.under],
-				"estimated_rows":               round(s.estAll, 1),
-				"actual_rows":                  int64(s.actAll),
-				"estimated_rows_per_execution": round(s.estPer, 2),
-				"actual_rows_per_execution":    round(s.actPer, 2),
-				"estimated_executions":         round(s.execEst, 1),
-				"actual_executions":            int64(s.execAct),
-			}
-			if q.Label != "" {
-				ev["cursor_operation"] = q.Label
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s", n.DisplayName())
-			if o := n.Access.Object(); o.Table != "" {
-				fmt.Fprintf(&b, " on %s", objectName(o))
-			}
-			fmt.Fprintf(&b, " %s rows %s×: estimated %s, actual %s", dir, count(s.factor), count(s.estAll), count(s.actAll))
-			if s.execAct > 1 || s.execEst > 1 {
-				fmt.Fprintf(&b, " over %s executions (%s per execution estimated, %s actual)", count(s.execAct), count(s.estPer), count(s.actPer))
-			}
-			if h := harm(n); h != "" {
-				ev["consequence"] = h
-				fmt.Fprintf(&b, "; %s", h)
-			}
-			sev := Warning
-			if s.factor >= errF && math.Max(s.estAll, s.actAll) >= errRows {
-				sev = Error
-			}
-			p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Evidence: ev,
-				Fix: "update statistics on the objects this operator reads (filtered statistics need their own schedule) and check the compiled parameter values"})
+			cands = append(cands, skewCandidate{n: n, s: s, cause: skewCauseOf(q.QueryPlan, n, s), label: q.Label})
 		}
+	}
+	elapsed := -1.0
+	if qp := p.Statement.QueryPlan; qp != nil && qp.QueryTime != nil {
+		elapsed = qp.QueryTime.ElapsedTimeMs
+	}
+	for _, g := range mergeByRoot(cands) {
+		c := g[0]
+		sev := Warning
+		// Too many rows hurt (spills, loops run far more often); too few hurt
+		// only where the plan shows it (a spill-free grant, a join choice).
+		if c.s.Factor >= errF && math.Max(c.s.EstimatedAll, c.s.ActualAll) >= errRows && (c.s.Under || harm(c.n) != "") {
+			sev = Error
+		}
+		if elapsed >= 0 && elapsed < p.Param("min_elapsed_ms") {
+			sev = Info
+		}
+		reportSkew(p, g, sev)
 	}
 }
 
-// inherited reports whether the operator's error comes from below: a child
-// already misestimated in the same direction by a comparable factor.
-func inherited(n *plan.RelOp, s skew) bool {
-	for _, c := range n.Children {
-		cs, ok := measureSkew(c)
-		if ok && cs.under == s.under && cs.factor >= s.factor/2 && cs.factor >= 2 {
+// notAMisestimate reports rows that differ from the estimate on purpose.
+func notAMisestimate(n *plan.RelOp, s plan.RowSkew, warn float64) bool {
+	if s.Under {
+		// A row goal that was missed is the row-goal rule's finding unless the
+		// estimate without the goal is off as well.
+		if g := n.EstimateRowsWithoutRowGoal; g != nil {
+			return math.Max(s.ActualPerExec, 1)/math.Max(*g, 1) < warn
+		}
+		return false
+	}
+	return n.EstimateRowsWithoutRowGoal != nil || n.StoppedEarly() || earlyTermination(n) || probesBitmap(n)
+}
+
+// earlyTermination reports an operator whose low actual count can come
+// from a parent that stopped asking for rows.
+func earlyTermination(n *plan.RelOp) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.PhysicalOp == "Top" || strings.Contains(p.LogicalOp, "Semi Join") || p.Sort != nil && p.Sort.TopRows > 0 || p.StoppedEarly() {
 			return true
 		}
 	}
 	return false
+}
+
+// probesBitmap reports an operator that drops rows through a bitmap built
+// by a hash join (PROBE([Bitmap...]) in its predicate).
+func probesBitmap(n *plan.RelOp) bool {
+	for _, x := range []*plan.Scalar{n.Predicate, n.Access.Residual()} {
+		if x != nil && strings.Contains(strings.ToUpper(x.String()), "PROBE(") {
+			return true
+		}
+	}
+	return false
+}
+
+// skewInputs are the operators whose rows feed n, looking through
+// operators without counters (Compute Scalar) and from a secondary spool
+// reader to the spool it replays.
+func skewInputs(q *plan.QueryPlan, n *plan.RelOp) []*plan.RelOp {
+	var out []*plan.RelOp
+	var add func(c *plan.RelOp, depth int)
+	add = func(c *plan.RelOp, depth int) {
+		if depth > 64 {
+			return
+		}
+		if c.RunTime == nil {
+			for _, g := range c.Children {
+				add(g, depth+1)
+			}
+			return
+		}
+		out = append(out, c)
+	}
+	if n.SpoolPrimary != 0 && len(n.Children) == 0 {
+		if prim := q.Node(n.SpoolPrimary); prim != nil && prim != n {
+			add(prim, 0)
+		}
+	}
+	for _, c := range n.Children {
+		add(c, 0)
+	}
+	return out
+}
+
+// inherited reports whether the operator's error comes from below: an
+// input already misestimated in the same direction by a comparable factor.
+func inherited(q *plan.QueryPlan, n *plan.RelOp, s plan.RowSkew) bool {
+	for _, c := range skewInputs(q, n) {
+		cs, ok := c.EstimateSkew()
+		if ok && cs.Under == s.Under && cs.Factor >= s.Factor/2 && cs.Factor >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeByRoot groups candidates that share one root cause on one object
+// (several reads of the same table variable or function), first node first.
+func mergeByRoot(cands []skewCandidate) [][]skewCandidate {
+	var groups [][]skewCandidate
+	index := map[string]int{}
+	for _, c := range cands {
+		key := c.cause.mergeKey
+		if key != "" {
+			key = c.label + "\x00" + key
+			if i, ok := index[key]; ok {
+				groups[i] = append(groups[i], c)
+				continue
+			}
+			index[key] = len(groups)
+		}
+		groups = append(groups, []skewCandidate{c})
+	}
+	return groups
+}
+
+func reportSkew(p *Pass, g []skewCandidate, sev Severity) {
+	c := g[0]
+	n, s := c.n, c.s
+	dir := "underestimated"
+	if !s.Under {
+		dir = "overestimated"
+	}
+	ev := map[string]any{
+		"operator":                     n.DisplayName(),
+		"factor":                       round(s.Factor, 1),
+		"direction":                    map[bool]string{true: "under", false: "over"}[s.Under],
+		"estimated_rows":               round(s.EstimatedAll, 1),
+		"actual_rows":                  int64(s.ActualAll),
+		"estimated_rows_per_execution": round(s.EstimatedPerExec, 2),
+		"actual_rows_per_execution":    round(s.ActualPerExec, 2),
+		"estimated_executions":         round(s.EstimatedExecs, 1),
+		"actual_executions":            int64(s.ActualExecs),
+		"cause":                        c.cause.kind,
+	}
+	if n.RunTime.ActiveThreads() > 1 {
+		ev["threads"] = n.RunTime.ActiveThreads()
+	}
+	if c.label != "" {
+		ev["cursor_operation"] = c.label
+	}
+	var b strings.Builder
+	b.WriteString(n.DisplayName())
+	if o := n.Access.Object(); o.Table != "" {
+		fmt.Fprintf(&b, " on %s", objectName(o))
+	}
+	fmt.Fprintf(&b, " %s rows %s×: estimated %s, actual %s", dir, count(s.Factor), count(s.EstimatedAll), count(s.ActualAll))
+	if s.ActualExecs > 1 || s.EstimatedExecs > 1 {
+		fmt.Fprintf(&b, " over %s executions (%s per execution estimated, %s actual)", count(s.ActualExecs), count(s.EstimatedPerExec), count(s.ActualPerExec))
+	}
+	if s.PerThreadLimitRows {
+		b.WriteString(" on its busiest thread")
+	}
+	if len(g) > 1 {
+		var ids []int
+		for _, o := range g[1:] {
+			ids = append(ids, o.n.NodeID)
+		}
+		sort.Ints(ids)
+		ev["also_nodes"] = ids
+		fmt.Fprintf(&b, "; the same %s is read at %s %s", c.cause.subject, plural(len(ids), "node"), joinInts(ids))
+	}
+	if c.cause.detail != "" {
+		fmt.Fprintf(&b, "; %s", c.cause.detail)
+	}
+	if h := harm(n); h != "" {
+		ev["consequence"] = h
+		fmt.Fprintf(&b, "; %s", h)
+	}
+	p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Evidence: ev, Fix: c.cause.fix})
+}
+
+func joinInts(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return quoteList(s)
 }
 
 // harm names a visible consequence of the misestimate near the operator.
