@@ -93,7 +93,7 @@ func TestTableVariableCorpus(t *testing.T) {
 	if f.Batch != 5 || f.StatementID != 5 || *f.NodeID != 47 || f.Severity != Warning {
 		t.Fatalf("got %+v", f)
 	}
-	for _, want := range []string{"72,621,600 rows", "nodes 34, 47, 108, 246", "Table Spool (Lazy Spool) (node 54)"} {
+	for _, want := range []string{"72,621,600 rows", "nodes 34, 47, 108 and 246", "Table Spool (Lazy Spool) (node 54)"} {
 		if !strings.Contains(f.Message, want) {
 			t.Errorf("message lacks %q: %s", want, f.Message)
 		}

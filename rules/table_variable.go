@@ -148,14 +148,6 @@ func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 		Fix: tableVariableFix(p.Statement, kind, o.Table), Evidence: ev})
 }
 
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, ", ")
-}
-
 func tableVariableFix(s *plan.Statement, kind, name string) string {
 	var fix string
 	if kind == "table-valued parameter" {
