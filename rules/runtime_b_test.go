@@ -313,3 +313,87 @@ func TestScalarUDFCorpus(t *testing.T) {
 		t.Errorf("plan5: want silence, got %+v", fs)
 	}
 }
+
+// sniffPlan is an Index Seek on dbo.Work comparing Status with @Status,
+// estimated at est rows and returning act, with the parameter's values.
+func sniffPlan(compiled, runtimeValue string, est float64, act int64, elapsed int) string {
+	seek := `<SeekPredicates><SeekPredicateNew><SeekKeys><Prefix ScanType="EQ"><RangeColumns><ColumnReference Database="[WorkDb]" Schema="[dbo]" Table="[Work]" Column="Status"/></RangeColumns>` +
+		`<RangeExpressions><ScalarOperator ScalarString="[@Status]"><Identifier><ColumnReference Column="@Status"/></Identifier></ScalarOperator></RangeExpressions></Prefix></SeekKeys></SeekPredicateNew></SeekPredicates>`
+	rt := ""
+	if act >= 0 {
+		rt = runtime(act, 1)
+	}
+	s := withRuntime(scan(0, "Index Seek", "IX_Work_Status", "NonClustered", est, 1, "", seek), rt)
+	prm := `<ParameterList><ColumnReference Column="@Status" ParameterDataType="tinyint" ParameterCompiledValue="` + compiled + `"`
+	if runtimeValue != "" {
+		prm += ` ParameterRuntimeValue="` + runtimeValue + `"`
+	}
+	prm += `/></ParameterList>`
+	qts := ""
+	if elapsed > 0 {
+		qts = fmt.Sprintf(`<QueryTimeStats CpuTime="%d" ElapsedTime="%d"/>`, elapsed, elapsed)
+	}
+	return fmt.Sprintf(`<StmtSimple StatementId="1" StatementType="SELECT" StatementSubTreeCost="1" CardinalityEstimationModelVersion="150"><QueryPlan CompileCPU="3">%s<RelOp`, qts) +
+		strings.TrimPrefix(s, "<RelOp") + prm + `</QueryPlan></StmtSimple>`
+}
+
+func TestParameterSensitivity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stmt string
+		want Severity
+		msg  string
+	}{
+		{"compiled for the pending few, ran for the finished millions", sniffPlan("(0)", "(2)", 200, 4000000, 15000), Error,
+			"the plan was compiled for @Status = (0) and ran with (2): Index Seek on dbo.Work.IX_Work_Status (node 0) was estimated at 200 rows and returned 4,000,000 (20,000× under); the statement took 15,000 ms"},
+		{"many rows, fast", sniffPlan("(0)", "(2)", 200, 400000, 300), Warning, "returned 400,000"},
+		{"a small misestimate on few rows", sniffPlan("(0)", "(2)", 2, 300, 0), Info, "returned 300"},
+		{"same value: not sniffing", sniffPlan("(2)", "(2)", 200, 4000000, 15000), 0, ""},
+		{"different values, right estimate", sniffPlan("(0)", "(1)", 200, 250, 10), 0, ""},
+		{"estimated plan", sniffPlan("(0)", "", 200, -1, 0), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := analyze(t, showplan(t, tc.stmt), nil, ParameterSensitivity)
+			if tc.want == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want silence, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 0 {
+				t.Fatalf("want one %s at node 0, got %+v", tc.want, fs)
+			}
+			if !strings.Contains(fs[0].Message, tc.msg) {
+				t.Errorf("message %q lacks %q", fs[0].Message, tc.msg)
+			}
+			for _, want := range []string{"OPTION (RECOMPILE)", "3 ms of compile CPU", "OPTIMIZE FOR (@Status = <typical value>)", "parameter-sensitive plan optimization", "cardinality model 150"} {
+				if !strings.Contains(fs[0].Fix, want) {
+					t.Errorf("fix lacks %q: %s", want, fs[0].Fix)
+				}
+			}
+		})
+	}
+}
+
+// TestParameterSensitivityCorpus, read from the XML:
+//   - param-sniffing-posttypeid2: @VoteTypeId compiled (4), ran (2); Index Seek
+//     node 8 estimated 733 rows, returned 37,332,131; the statement took 109,688 ms.
+//   - 03-parameter-sniffing-slow: @CustomerId compiled (1), ran (27); the DOP 16
+//     Clustered Index Scan node 1 estimated 666,693 rows (all threads), returned
+//     27, reading 2,000,000 rows in 46 ms.
+//   - pspo-example: variant 3 of a PSP-optimized query (range 100–1000): info.
+func TestParameterSensitivityCorpus(t *testing.T) {
+	const prefix = "perfstudio__tests__PlanViewer.Core.Tests__Plans__"
+	fs := corpusFindings(t, prefix+"param-sniffing-posttypeid2.sqlplan", ParameterSensitivity)
+	if len(fs) != 1 || *fs[0].NodeID != 8 || fs[0].Severity != Error || !strings.Contains(fs[0].Message, "@VoteTypeId = (4) and ran with (2)") {
+		t.Fatalf("posttypeid2: got %+v", fs)
+	}
+	fs = corpusFindings(t, "planlab__results__03-parameter-sniffing-slow.sqlplan", ParameterSensitivity)
+	if len(fs) != 1 || *fs[0].NodeID != 1 || fs[0].Severity != Warning || !strings.Contains(fs[0].Message, "estimated at 666,693 rows and returned 27 (24,692× over)") {
+		t.Fatalf("03-parameter-sniffing-slow: got %+v", fs)
+	}
+	fs = corpusFindings(t, prefix+"pspo-example.sqlplan", ParameterSensitivity)
+	if len(fs) != 1 || fs[0].NodeID != nil || fs[0].Severity != Info || !strings.Contains(fs[0].Message, "variant 3") || !strings.Contains(fs[0].Message, "between 100 and 1,000 rows") {
+		t.Fatalf("pspo-example: got %+v", fs)
+	}
+}
