@@ -397,3 +397,108 @@ func TestParameterSensitivityCorpus(t *testing.T) {
 		t.Fatalf("pspo-example: got %+v", fs)
 	}
 }
+
+// predPlan is an Index Seek on dbo.Work comparing Status with @Status under
+// the given statement text and ParameterList entry ("" for none).
+func predPlan(text, paramAttrs string, est float64, act int64, elapsed int, cost float64) string {
+	seek := `<SeekPredicates><SeekPredicateNew><SeekKeys><Prefix ScanType="EQ"><RangeColumns><ColumnReference Database="[WorkDb]" Schema="[dbo]" Table="[Work]" Column="Status"/></RangeColumns>` +
+		`<RangeExpressions><ScalarOperator ScalarString="[@Status]"><Identifier><ColumnReference Column="@Status"/></Identifier></ScalarOperator></RangeExpressions></Prefix></SeekKeys></SeekPredicateNew></SeekPredicates>`
+	rt := ""
+	if act >= 0 {
+		rt = runtime(act, 1)
+	}
+	s := withRuntime(scan(0, "Index Seek", "IX_Work_Status", "NonClustered", est, cost, "", seek), rt)
+	prm := ""
+	if paramAttrs != "" {
+		prm = `<ParameterList><ColumnReference Column="@Status" ParameterDataType="tinyint" ` + paramAttrs + `/></ParameterList>`
+	}
+	qts := ""
+	if elapsed > 0 {
+		qts = fmt.Sprintf(`<QueryTimeStats CpuTime="%d" ElapsedTime="%d"/>`, elapsed, elapsed)
+	}
+	return fmt.Sprintf(`<StmtSimple StatementId="1" StatementType="SELECT" StatementText="%s" StatementSubTreeCost="%g" StatementOptmLevel="FULL"><QueryPlan>%s`, text, cost, qts) +
+		s + prm + `</QueryPlan></StmtSimple>`
+}
+
+func TestLocalVariable(t *testing.T) {
+	const q = "SELECT TOP (20) WorkId FROM dbo.Work WHERE Status = @Status"
+	for _, tc := range []struct {
+		name string
+		stmt string
+		want Severity
+		msg  string
+	}{
+		{"actual: far off on a few rows", predPlan(q, `ParameterRuntimeValue="(3)"`, 2, 300, 0, 30), Info, "estimated at 2 rows and returned 300 (150× under)"},
+		{"actual: far off on the pending few", predPlan(q, `ParameterRuntimeValue="(0)"`, 1666667, 200, 2500, 30), Warning,
+			"@Status is a local variable, so the optimizer estimated from the column's average density instead of from the value (@Status = (0) at run time): Index Seek on dbo.Work.IX_Work_Status (node 0) was estimated at 1,666,667 rows and returned 200 (8,333× over); the statement took 2,500 ms"},
+		{"actual: the guess was right", predPlan(q, `ParameterRuntimeValue="(1)"`, 1666667, 1500000, 900, 30), 0, ""},
+		{"estimated, costly", predPlan(q, "", 1666667, -1, 0, 30), Info, "@Status is a local variable: Index Seek (node 0) is estimated from the column's average density (1,666,667 rows), whatever the value"},
+		{"estimated, cheap", predPlan(q, "", 2, -1, 0, 0.01), 0, ""},
+		{"a sniffed parameter is not a local variable", predPlan(q, `ParameterCompiledValue="(0)" ParameterRuntimeValue="(0)"`, 1666667, 200, 2500, 30), 0, ""},
+		{"OPTIMIZE FOR UNKNOWN is its own rule", predPlan(q+" OPTION (OPTIMIZE FOR UNKNOWN)", `ParameterRuntimeValue="(0)"`, 1666667, 200, 2500, 30), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := showplan(t, tc.stmt)
+			var fs []Finding
+			for _, s := range d.Statements() {
+				prior, err := runAfter(OptimizeForUnknown, d, s, nil, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := runAfter(LocalVariable, d, s, nil, nil, prior)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs = append(fs, got...)
+			}
+			if tc.want == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want silence, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 0 {
+				t.Fatalf("want one %s at node 0, got %+v", tc.want, fs)
+			}
+			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "OPTION (RECOMPILE)") {
+				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
+			}
+		})
+	}
+}
+
+func TestOptimizeForUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stmt string
+		want Severity
+		node bool
+		msg  string
+	}{
+		{"skewed: the average suits no value", predPlan("SELECT WorkId FROM dbo.Work WHERE Status = @Status OPTION (OPTIMIZE FOR UNKNOWN)",
+			`ParameterRuntimeValue="(0)"`, 1666667, 200, 2500, 30), Warning, true,
+			"OPTIMIZE FOR UNKNOWN estimated @Status from the column's density, and the data is skewed"},
+		{"per parameter", predPlan("SELECT WorkId FROM dbo.Work WHERE Status = @Status OPTION (OPTIMIZE FOR (@Status UNKNOWN))",
+			`ParameterRuntimeValue="(0)"`, 1666667, 200, 2500, 30), Warning, true, "OPTIMIZE FOR (@Status UNKNOWN) estimated @Status"},
+		{"even data: context", predPlan("SELECT WorkId FROM dbo.Work WHERE Status = @Status OPTION (USE HINT ('DISABLE_PARAMETER_SNIFFING'))",
+			`ParameterCompiledValue="(1)" ParameterRuntimeValue="(1)"`, 1666667, 1500000, 900, 30), Info, true, "USE HINT ('DISABLE_PARAMETER_SNIFFING') makes Index Seek (node 0) estimate @Status"},
+		{"no hint", predPlan("SELECT WorkId FROM dbo.Work WHERE Status = @Status", `ParameterRuntimeValue="(0)"`, 1666667, 200, 2500, 30), 0, false, ""},
+		{"a value, not UNKNOWN", predPlan("SELECT WorkId FROM dbo.Work WHERE Status = @Status OPTION (OPTIMIZE FOR (@Status = 0))", `ParameterCompiledValue="(0)"`, 200, -1, 0, 30), 0, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := analyze(t, showplan(t, tc.stmt), nil, OptimizeForUnknown)
+			if tc.want == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want silence, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != tc.want || (fs[0].NodeID != nil) != tc.node {
+				t.Fatalf("want one %s, got %+v", tc.want, fs)
+			}
+			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "OPTIMIZE FOR (@Status = <typical value>)") {
+				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
+			}
+		})
+	}
+}
