@@ -59,6 +59,11 @@ type Statement struct {
 	TemplatePlanGuideDB   string
 	SecurityPolicyApplied bool
 
+	// PSPPredicates are the Dispatcher's parameter-sensitive predicates of
+	// a PSP-optimized plan (SQL Server 2022+): the cardinality range this
+	// variant is for.
+	PSPPredicates []PSPPredicate
+
 	// SetOptions are the StatementSetOptions; nil when the element is absent.
 	SetOptions *SetOptions
 
@@ -172,6 +177,11 @@ type QueryPlan struct {
 	NonParallelPlanReason string
 	UsePlan               bool
 	QueryVariantID        int
+	// ContainsInlineScalarUDFs: scalar UDFs were inlined (SQL Server 2019+).
+	ContainsInlineScalarUDFs bool
+	// DispatcherPlanHandle names the dispatcher of a parameter-sensitive
+	// plan variant (SQL Server 2022+).
+	DispatcherPlanHandle string
 
 	MemoryGrant      *MemoryGrantInfo
 	Hardware         *HardwareProperties // OptimizerHardwareDependentProperties
@@ -365,6 +375,9 @@ type RelOp struct {
 	SpoolPrimary int
 
 	Warnings *Warnings
+	// UDFs are the scalar user-defined functions the operator's expressions
+	// call (UserDefinedFunction elements), in document order.
+	UDFs []UDFCall
 	// RunTime is nil in estimated plans.
 	RunTime *RunTime
 	// Time is the operator's own time on actual plans with timings
@@ -373,6 +386,18 @@ type RelOp struct {
 
 	Parent   *RelOp
 	Children []*RelOp
+}
+
+// PSPPredicate is a Dispatcher/ParameterSensitivePredicate.
+type PSPPredicate struct {
+	Low, High float64 // LowBoundary, HighBoundary: the predicate's row range
+	Predicate string  // the predicate's ScalarString, e.g. "[t].[c]=[@p]"
+}
+
+// UDFCall is a call of a scalar user-defined function.
+type UDFCall struct {
+	Name string // FunctionName, e.g. "[db].[dbo].[fn]"
+	CLR  bool   // IsClrFunction
 }
 
 // Access is the access-path element of a RelOp together with its objects.

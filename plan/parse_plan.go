@@ -124,6 +124,24 @@ func (p *parser) statement(se element, parent *Statement) (*Statement, error) {
 			return p.skip()
 		case "QueryPlan":
 			return p.statementPlan(c, &s.QueryPlan)
+		case "Dispatcher":
+			return p.children(func(c element) error {
+				if c.local != "ParameterSensitivePredicate" {
+					return p.skip()
+				}
+				psp := PSPPredicate{Low: attr(c, "LowBoundary").float(), High: attr(c, "HighBoundary").float()}
+				err := p.children(func(c element) error {
+					if c.local == "Predicate" {
+						var x *Scalar
+						err := p.firstScalar(&x)
+						psp.Predicate = x.String()
+						return err
+					}
+					return p.skip()
+				})
+				s.PSPPredicates = append(s.PSPPredicates, psp)
+				return err
+			})
 		case "Condition":
 			return p.children(func(c element) error {
 				switch c.local {
@@ -265,6 +283,10 @@ func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 			qp.UsePlan = v.bool()
 		case "QueryVariantID":
 			qp.QueryVariantID = v.int()
+		case "ContainsInlineScalarTsqlUdfs":
+			qp.ContainsInlineScalarUDFs = v.bool()
+		case "DispatcherPlanHandle":
+			qp.DispatcherPlanHandle = p.str(v)
 		}
 	}
 	savedPlan, savedOwner := p.plan, p.owner

@@ -128,7 +128,8 @@ func (p *parser) pop() error {
 
 // skip reads the element child just returned through its end tag. RelOps
 // inside it still become children of the RelOp being read, so no operator
-// is lost whatever element it hides in.
+// is lost whatever element it hides in, and the scalar functions it calls
+// are recorded on that RelOp.
 func (p *parser) skip() error {
 	base := len(p.stack)
 	for len(p.stack) >= base {
@@ -136,9 +137,14 @@ func (p *parser) skip() error {
 		if err != nil {
 			return err
 		}
-		if ok && p.owner != nil && se.local == "RelOp" {
-			if _, err := p.relOp(se, p.owner); err != nil {
-				return err
+		if ok && p.owner != nil {
+			switch se.local {
+			case "RelOp":
+				if _, err := p.relOp(se, p.owner); err != nil {
+					return err
+				}
+			case "UserDefinedFunction": // in DefinedValues and other skipped expressions
+				p.owner.UDFs = append(p.owner.UDFs, p.udfCall(se))
 			}
 		}
 	}

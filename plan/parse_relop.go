@@ -390,6 +390,11 @@ func (p *parser) scalar(se element) (*Scalar, error) {
 			return p.skip()
 		case "InternalInfo":
 			return p.skip()
+		case "UserDefinedFunction":
+			s.Kind, s.Op = ScalarOther, c.local
+			if p.owner != nil {
+				p.owner.UDFs = append(p.owner.UDFs, p.udfCall(c))
+			}
 		default:
 			s.Kind, s.Op = ScalarOther, c.local
 		}
@@ -397,6 +402,11 @@ func (p *parser) scalar(se element) (*Scalar, error) {
 		return err
 	})
 	return s, err
+}
+
+// udfCall reads a UserDefinedFunction element's attributes.
+func (p *parser) udfCall(se element) UDFCall {
+	return UDFCall{Name: p.str(attr(se, "FunctionName")), CLR: attr(se, "IsClrFunction").bool()}
 }
 
 // runTime sums the RunTimeCountersPerThread elements of a
