@@ -45,6 +45,9 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 }
 
 func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args []string) error {
+	if err := checkLimits(f.maxFileSize, f.maxDepth); err != nil {
+		return err
+	}
 	r, err := prepare(cmd, env, g, &f.out)
 	if err != nil {
 		return err
