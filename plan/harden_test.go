@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -52,5 +53,45 @@ func TestDepthAtCeiling(t *testing.T) {
 	}
 	if _, err := Parse(strings.NewReader(plangen.NestedLoops(n+1)), Options{MaxDepth: MaxDepthCeiling}); err == nil {
 		t.Errorf("%d levels accepted over the ceiling %d", levelsAround(n+1), MaxDepthCeiling)
+	}
+}
+
+// TestNumbersSaturate: finite numbers past MaxMagnitude and integers past
+// int64 are held at ±MaxMagnitude (non-finite ones stay absent); sums over
+// threads saturate too.
+func TestNumbersSaturate(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{
+		{"1e308", MaxMagnitude}, {"-1e308", -MaxMagnitude}, {"1e309", 0}, {"INF", 0},
+		{"1e19", MaxMagnitude}, {"12.5", 12.5}, {"NaN", 0}, {"x", 0}, {"1e-400", 0},
+	} {
+		if got := parseFloat(c.in); got != c.want {
+			t.Errorf("parseFloat(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"9223372036854775807", maxCount}, {"99999999999999999999", maxCount}, {"-99999999999999999999", -maxCount},
+		{"42", 42}, {"4.2", 0},
+	} {
+		if got := parseInt64(c.in); got != c.want {
+			t.Errorf("parseInt64(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	d, err := Parse(strings.NewReader(plangen.HugeNumbers()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort := d.Statements()[0].QueryPlan.Root
+	if sort.RunTime.ActualRows != maxCount {
+		t.Errorf("thread rows near 2^63 twice add up to %d, want %d", sort.RunTime.ActualRows, maxCount)
+	}
+	lookup := d.Statements()[1].QueryPlan.Node(2)
+	if lookup.EstimateRebinds != MaxMagnitude || math.IsInf(lookup.EstimatedRowsAllExecutions(), 0) {
+		t.Errorf("rebinds %v, rows over all executions %v", lookup.EstimateRebinds, lookup.EstimatedRowsAllExecutions())
 	}
 }

@@ -18,6 +18,9 @@ func count(v float64) string {
 	if v > 0 && v < 10 && v != math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
+	if math.Abs(v) >= 1e18 { // past what int64 holds exactly enough to group
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
 	s := strconv.FormatInt(int64(math.Round(v)), 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

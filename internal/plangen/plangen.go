@@ -123,3 +123,36 @@ func Statements(n int) string {
 	b.WriteString(Tail)
 	return b.String()
 }
+
+// RunTime is a RunTimeInformation element with one RunTimeCountersPerThread
+// per value of rows, each thread executing once.
+func RunTime(rows ...string) string {
+	var b strings.Builder
+	b.WriteString("<RunTimeInformation>")
+	for i, r := range rows {
+		fmt.Fprintf(&b, `<RunTimeCountersPerThread Thread="%d" ActualRows="%s" ActualEndOfScans="1" ActualExecutions="1"`+
+			` ActualElapsedms="5000" ActualCPUms="5000" ActualLogicalReads="100"/>`, i+1, r)
+	}
+	b.WriteString("</RunTimeInformation>")
+	return b.String()
+}
+
+// HugeNumbers is a document whose numbers are in range for the schema but
+// past any real plan: a Key Lookup estimated to run 1e308 times, one
+// estimated 1e19 times, and a Sort whose threads' actual rows add up past
+// 2^63.
+func HugeNumbers() string {
+	near := "9223372036854775000"
+	sortOp := RelOp(0, "Sort", "Sort", "",
+		RunTime(near, near)+`<Sort Distinct="0"><OrderBy><OrderByColumn Ascending="1"><ColumnReference Database="[db]" Schema="[dbo]" Table="[T]" Column="a"/></OrderByColumn></OrderBy>`+
+			RelOp(1, "Clustered Index Scan", "Clustered Index Scan", "", RunTime(near, near)+
+				`<IndexScan Ordered="0"><Object Database="[db]" Schema="[dbo]" Table="[T]" Index="[PK_T]" IndexKind="Clustered"/></IndexScan>`)+
+			`</Sort>`)
+	lookups := func(rebinds string) string {
+		return RelOp(0, "Nested Loops", "Inner Join", ` EstimateRows="1e308"`, `<NestedLoops Optimized="0">`+Seek(1)+
+			KeyLookup(2, ` EstimateRebinds="`+rebinds+`" EstimatedTotalSubtreeCost="1e308"`)+`</NestedLoops>`)
+	}
+	return Head + Statement(1, "SELECT * FROM dbo.T ORDER BY a", sortOp) +
+		Statement(2, "SELECT * FROM dbo.T WHERE b = 1", lookups("1e308")) +
+		Statement(3, "SELECT * FROM dbo.T WHERE b = 2", lookups("1e19")) + Tail
+}
