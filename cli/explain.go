@@ -523,12 +523,12 @@ func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) er
 		}
 		used[strings.ToLower(candidate)] = true
 		path := filepath.Join(dir, candidate+".sqlplan")
-		if err := os.WriteFile(path, []byte(p.xml), 0o644); err != nil {
+		if err := writeOutput(path, []byte(p.xml)); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 	}
 	path := filepath.Join(dir, "catalog.json")
-	out, err := os.Create(path)
+	out, err := createOutput(path)
 	if err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}

@@ -331,7 +331,7 @@ func checkStart(s *scanner) error {
 			line := 1 + bytes.Count(buf[:i], []byte{'\n'})
 			col := i - bytes.LastIndexByte(buf[:i], '\n')
 			sample := buf[i:min(len(buf), i+sampleLen)]
-			return &Error{Line: line, Column: col, Msg: fmt.Sprintf("not XML: expected '<' at the start of the document, found %q", sample)}
+			return &Error{Line: line, Column: col, Msg: "not XML: expected '<' at the start of the document, found " + contentKind(sample)}
 		}
 		if done {
 			switch {
