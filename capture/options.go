@@ -184,6 +184,7 @@ func (o Options) Resolve() (*Connection, error) {
 	}
 	secs := int((timeout + time.Second - 1) / time.Second)
 	d.set(msdsn.DialTimeout, strconv.Itoa(secs))
+	d.set(msdsn.ConnectionTimeout, strconv.Itoa(secs)) // the whole login, not only the dial
 
 	c.DSN = d.String()
 	params, err := msdsn.Parse(c.DSN)
