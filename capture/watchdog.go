@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -131,4 +132,19 @@ func (s *Session) guard(ctx context.Context) (stop func()) {
 		mu.Unlock()
 		conn.startReply(0)
 	}
+}
+
+// ReplyLimit is the reply bound for plans of at most maxPlanBytes bytes of
+// text, plans of them in one reply: they travel as UTF-16, and the rest
+// of a reply (other columns, tokens) gets a MiB of room.
+func ReplyLimit(maxPlanBytes int64, plans int) int64 {
+	const slack = 1 << 20
+	if maxPlanBytes <= 0 || plans <= 0 {
+		return 0
+	}
+	n := int64(plans)
+	if maxPlanBytes > (math.MaxInt64-slack)/(2*n) {
+		return 0
+	}
+	return 2*maxPlanBytes*n + slack
 }

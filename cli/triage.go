@@ -96,7 +96,8 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 		return nil, err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
-	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout})
+	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout,
+		MaxReplyBytes: capture.ReplyLimit(f.maxFileSize, f.top)})
 	if err != nil {
 		stop()
 		return nil, &exitError{code: ExitError, err: err}
