@@ -9,7 +9,12 @@ import (
 	"os"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/planlint/planlint/internal/regular"
 )
+
+// MaxFileSize bounds the baseline file Load reads.
+const MaxFileSize = 256 << 20
 
 // Error is a problem with a baseline file.
 type Error struct {
@@ -32,7 +37,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads a baseline file written by Write.
 func Load(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, MaxFileSize)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -143,6 +143,9 @@ func (o Options) Resolve() (*Connection, error) {
 		}
 		d = &dsn{form: "url", u: u}
 	}
+	if d.form == "odbc" {
+		odbcSynonyms(d, o.ConnectionString)
+	}
 	if o.Database != "" {
 		d.set(msdsn.Database, o.Database)
 	}
@@ -181,6 +184,7 @@ func (o Options) Resolve() (*Connection, error) {
 	}
 	secs := int((timeout + time.Second - 1) / time.Second)
 	d.set(msdsn.DialTimeout, strconv.Itoa(secs))
+	d.set(msdsn.ConnectionTimeout, strconv.Itoa(secs)) // the whole login, not only the dial
 
 	c.DSN = d.String()
 	params, err := msdsn.Parse(c.DSN)
@@ -201,6 +205,22 @@ func (o Options) Resolve() (*Connection, error) {
 	c.Redacted = Redact(c.DSN)
 	c.scrub = newScrubber(c.DSN, o.Password)
 	return c, nil
+}
+
+// odbcSynonyms gives go-mssqldb the ODBC spellings uid and pwd, which its
+// ODBC parser keeps under those names, so the login would go out with an
+// empty user and password.
+func odbcSynonyms(d *dsn, connStr string) {
+	p, err := msdsn.Parse(connStr)
+	if err != nil {
+		return
+	}
+	for _, syn := range []struct{ odbc, key string }{{"uid", msdsn.UserID}, {"pwd", msdsn.Password}} {
+		v, ok := p.Parameters[syn.odbc]
+		if _, has := p.Parameters[syn.key]; ok && !has {
+			d.set(syn.key, v)
+		}
+	}
 }
 
 // encryptValue maps sqlcmd's -N values to go-mssqldb's encrypt parameter.
@@ -280,6 +300,8 @@ func parseDSN(s string) (*dsn, error) {
 		return &dsn{form: "odbc", base: s}, nil
 	case urlScheme(s) > 0:
 		return nil, fmt.Errorf("unknown scheme %q (go-mssqldb URLs start with sqlserver://)", s[:urlScheme(s)-3])
+	case looseScheme(s) > 0 && (s[looseScheme(s)-1] == '/' || strings.EqualFold(s[:strings.IndexByte(s, ':')], "sqlserver")):
+		return nil, errors.New("malformed URL: go-mssqldb URLs start with sqlserver:// (two slashes)")
 	}
 	return &dsn{form: "ado", base: s}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/microsoft/go-mssqldb/msdsn"
 )
 
 // Redacted replaces every secret in connection strings and messages.
@@ -23,6 +25,10 @@ var secretKeys = map[string]bool{
 	"clientcertpassword": true,
 	"accesstoken":        true,
 	"access token":       true,
+	"change password":    true, // go-mssqldb sets the login's new password from it
+	"changepassword":     true,
+	"newpassword":        true,
+	"new password":       true,
 }
 
 func isSecretKey(k string) bool {
@@ -67,6 +73,10 @@ func secretSpans(dsn string) []span {
 		spans = append(odbcSecrets(dsn, 5), adoSecrets(dsn)...)
 	case urlScheme(dsn) > 0:
 		spans = urlSecrets(dsn, urlScheme(dsn))
+	case looseScheme(dsn) > 0:
+		// "sqlserver:/sa:pw@host" is no URL to go-mssqldb, which reads it
+		// as ADO; take both readings so that neither can show a secret.
+		spans = append(urlSecrets(dsn, looseScheme(dsn)), adoSecrets(dsn)...)
 	default:
 		spans = adoSecrets(dsn)
 	}
@@ -85,6 +95,25 @@ func urlScheme(s string) int {
 		}
 	}
 	return i + 3
+}
+
+// looseScheme returns the length of a leading "scheme:" and the slashes
+// after it, for a string written like a URL without "://", or 0.
+func looseScheme(s string) int {
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || urlScheme(s) > 0 {
+		return 0
+	}
+	for k, r := range s[:i] {
+		if !(r < 0x80 && (unicode.IsLetter(r) || k > 0 && (unicode.IsDigit(r) || r == '+' || r == '-' || r == '.'))) {
+			return 0
+		}
+	}
+	i++
+	for i < len(s) && s[i] == '/' {
+		i++
+	}
+	return i
 }
 
 // urlSecrets finds the password of the user information and secret query
@@ -312,6 +341,16 @@ func newScrubber(dsn string, extra ...string) *scrubber {
 			add(dec)
 		}
 		add(strings.Trim(raw, `{}"'`))
+	}
+	// The values as the driver reads them: unquoted ("" is "), unbraced.
+	if p, err := msdsn.Parse(dsn); err == nil {
+		add(p.Password)
+		add(p.ChangePassword)
+		for k, v := range p.Parameters {
+			if isSecretKey(k) {
+				add(v)
+			}
+		}
 	}
 	for _, v := range extra {
 		add(v)

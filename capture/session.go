@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -25,6 +27,10 @@ type SessionOptions struct {
 	// through a context deadline, so the connection stays usable for the
 	// cleanup that follows (SHOWPLAN_XML OFF, ROLLBACK).
 	QueryTimeout time.Duration
+	// MaxReplyBytes bounds the bytes of one reply (a plan arrives as
+	// UTF-16, twice its size as text); a longer reply closes the
+	// connection. 0 means no bound.
+	MaxReplyBytes int64
 }
 
 // ServerInfo is what the session learnt about the server and the current
@@ -57,6 +63,8 @@ type Session struct {
 	rpcNoPlan bool            // an RPC under SHOWPLAN_XML returned no plan
 	broken    bool            // closed after a failed rollback
 	closed    bool
+	dialer    *watchedDialer
+	maxReply  int64
 }
 
 // setupMarker starts the session setup batch so that it is recognisable
@@ -89,14 +97,36 @@ func Open(ctx context.Context, o Options, so SessionOptions) (*Session, error) {
 		return nil, &Error{Kind: ErrStatement, Step: "connection options",
 			Message: c.scrub.scrub("connection string " + c.Redacted + ": " + err.Error()), Err: err}
 	}
+	dialer := &watchedDialer{}
+	if mc, ok := connector.(*mssql.Connector); ok {
+		mc.Dialer = dialer
+	}
 	db := sql.OpenDB(connector)
 	timeout := o.ConnectTimeout
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
+	// The whole login is bounded: the driver's context covers the dial, but
+	// not a server that accepts TCP and never answers PRELOGIN, so the
+	// socket is closed when the timeout or an interrupt ends the wait.
 	cctx, cancel := context.WithTimeout(ctx, timeout)
+	stopCut := context.AfterFunc(cctx, func() { dialer.cut("the login did not complete") })
 	conn, err := db.Conn(cctx)
+	if cut := !stopCut(); cut {
+		// The timeout or the interrupt closed the socket: say which.
+		if err == nil {
+			conn.Close()
+		}
+		err = context.DeadlineExceeded
+		if ctx.Err() != nil {
+			err = context.Canceled
+		}
+	}
 	cancel()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() { // the driver's own login deadline
+		err = context.DeadlineExceeded
+	}
 	if err != nil {
 		db.Close()
 		return nil, classify(err, "connecting with "+c.Redacted, false, timeout, c)
@@ -105,7 +135,8 @@ func Open(ctx context.Context, o Options, so SessionOptions) (*Session, error) {
 	if limit <= 0 {
 		limit = DefaultQueryTimeout
 	}
-	s := &Session{db: db, conn: conn, c: c, set: set.Clone(), limit: limit, known: map[string]bool{}}
+	s := &Session{db: db, conn: conn, c: c, set: set.Clone(), limit: limit, known: map[string]bool{},
+		dialer: dialer, maxReply: so.MaxReplyBytes}
 	if err := s.setup(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -214,8 +245,10 @@ func (s *Session) timed(parent context.Context) (ctx context.Context, done func(
 		fired.Store(true)
 		cancel()
 	})
+	unguard := s.guard(ctx)
 	return ctx, func() bool {
 		t.Stop()
+		unguard()
 		cancel()
 		return fired.Load()
 	}
@@ -228,7 +261,16 @@ func cleanupContext(ctx context.Context) context.Context {
 }
 
 func (s *Session) fail(err error, step string, timedOut bool) *Error {
-	return classify(err, step, timedOut, s.limit, s.c)
+	e := classify(err, step, timedOut, s.limit, s.c)
+	if why := s.dialer.current().cutReason(); why != "" {
+		s.broken = true
+		e.Hint = joinHints(e.Hint, "planlint closed the connection because "+why+
+			" (SQL Server rolls back the open transaction of a closed connection)")
+		if why != "" && !strings.Contains(e.Message, why) && e.Kind == ErrConnectionLost {
+			e.Message = "the connection was closed by planlint"
+		}
+	}
+	return e
 }
 
 // exec sends a batch that returns no rows, such as SET SHOWPLAN_XML ON.

@@ -6,10 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/planlint/planlint/internal/regular"
 )
+
+// MaxScriptSize is the largest catalog script or JSON file LoadFile reads.
+const MaxScriptSize = 256 << 20
+
+// unwrapPath drops the "open path:" that the caller's path prefix repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
 
 // FormatVersion is the planlint_catalog version Write produces and Load
 // reads.
@@ -105,9 +119,9 @@ func Load(path string) (*Catalog, error) {
 // LoadFile is Load that returns a script's diagnostics with the facts
 // from the statements that parsed.
 func LoadFile(path string) (*Catalog, []Diagnostic, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := regular.ReadFile(path, MaxScriptSize)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	text, err := decodeText(raw)
 	if err != nil {

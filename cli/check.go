@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/regular"
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/report"
 )
@@ -45,6 +46,9 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 }
 
 func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args []string) error {
+	if err := checkLimits(f.maxFileSize, f.maxDepth); err != nil {
+		return err
+	}
 	r, err := prepare(cmd, env, g, &f.out)
 	if err != nil {
 		return err
@@ -91,24 +95,33 @@ func checkInputs(env *Env, args []string) ([]input, error) {
 	return inputs, nil
 }
 
-// openFile opens a plan file with errors that say what is wrong.
+// openFile opens a plan file with errors that say what is wrong. Only
+// regular files are read: a FIFO or device could block the run forever.
 func openFile(path string) (io.ReadCloser, error) {
-	st, err := os.Stat(path)
+	f, err := regular.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, errors.New("no such file")
 	case errors.Is(err, fs.ErrPermission):
 		return nil, errors.New("permission denied")
+	case errors.Is(err, regular.ErrNotRegular):
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return nil, errors.New("is a directory (name the plan files, e.g. dir/*.sqlplan)")
+		}
+		return nil, unwrapPath(err)
 	case err != nil:
-		return nil, err
-	case st.IsDir():
-		return nil, errors.New("is a directory (name the plan files, e.g. dir/*.sqlplan)")
+		return nil, unwrapPath(err)
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrPermission) {
-		return nil, errors.New("permission denied")
+	return f, nil
+}
+
+// unwrapPath drops the "open path:" that the path's own prefix repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return f, err
+	return err
 }
 
 // loadSchemas reads and merges catalog facts; nil when none are given.

@@ -62,6 +62,9 @@ func (c *connFlags) options(cmd *cobra.Command, env *Env, machineOutput bool) (c
 	}
 	o.ConnectionString = c.connectionString
 	o.Server = c.server
+	if fl.Changed("connection-string") && capture.Redact(c.connectionString) != c.connectionString {
+		fmt.Fprintln(env.Stderr, "planlint: warning: --connection-string holds a secret on the command line, where other users can read it; use PLANLINT_CONNECTION, SQLCMDPASSWORD or --password-stdin")
+	}
 	switch {
 	case fl.Changed("connection-string"), fl.Changed("server"):
 	case env.Getenv("PLANLINT_CONNECTION") != "":

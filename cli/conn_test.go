@@ -61,7 +61,7 @@ func TestConnFlagsAndEnvironment(t *testing.T) {
 		{"connection string ignores SQLCMD server, db and user", map[string]string{"PLANLINT_CONNECTION": "sqlserver://cs@cshost/inst?database=CsDb", "SQLCMDSERVER": "x", "SQLCMDDBNAME": "y", "SQLCMDUSER": "z", "SQLCMDPASSWORD": "envpass"},
 			"", nil, "cshost", 0, "CsDb", "cs", "envpass", ""},
 		{"connection string password beats SQLCMDPASSWORD", map[string]string{"SQLCMDPASSWORD": "envpass"}, "",
-			[]string{"--connection-string", "server=cshost;user id=cs;password=cspass"}, "cshost", 0, "", "cs", "cspass", ""},
+			[]string{"--connection-string", "server=cshost;user id=cs;password=cspass"}, "cshost", 0, "", "cs", "cspass", "holds a secret on the command line"},
 		{"-S flag beats PLANLINT_CONNECTION", map[string]string{"PLANLINT_CONNECTION": "server=cshost"}, "", []string{"-S", "flaghost"}, "flaghost", 0, "", "", "", ""},
 		{"flags override the connection string", nil, "", []string{"--connection-string", "odbc:server=cshost;database=A", "-d", "B", "-U", "u"}, "cshost", 0, "B", "u", "", ""},
 	}

@@ -31,6 +31,7 @@ type explainFlags struct {
 	params           []string
 	save             string
 	compareWith      []string
+	maxFileSize      int64
 }
 
 // interruptSignals cancel a running explain; the capture still switches
@@ -67,6 +68,7 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 	fl.StringArrayVar(&f.params, "param", nil, "override a parameter value: @Name=value (repeatable)")
 	fl.StringVar(&f.save, "save", "", "write each captured plan (.sqlplan) and the catalog facts (catalog.json) to this directory")
 	fl.StringArrayVar(&f.compareWith, "compare-with", nil, "capture every statement again as B and compare it with A: @Name=value (B's parameter value), database=NAME or connection=DSN (repeatable parts of one B side)")
+	fl.Int64Var(&f.maxFileSize, "max-file-size", plan.DefaultMaxBytes, "cut the connection when a captured plan grows past this many bytes")
 	return cmd
 }
 
@@ -98,7 +100,11 @@ func parseExplainOptions(f *explainFlags) (explainOptions, error) {
 			return o, usageError("%v", err)
 		}
 	}
-	o.session = capture.SessionOptions{SetOptions: set, QueryTimeout: f.conn.queryTimeout}
+	if f.maxFileSize <= 0 {
+		return o, usageError("--max-file-size must be positive")
+	}
+	o.session = capture.SessionOptions{SetOptions: set, QueryTimeout: f.conn.queryTimeout,
+		MaxReplyBytes: capture.ReplyLimit(f.maxFileSize, 1)}
 	return o, nil
 }
 
@@ -523,12 +529,12 @@ func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) er
 		}
 		used[strings.ToLower(candidate)] = true
 		path := filepath.Join(dir, candidate+".sqlplan")
-		if err := os.WriteFile(path, []byte(p.xml), 0o644); err != nil {
+		if err := writeOutput(path, []byte(p.xml)); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 	}
 	path := filepath.Join(dir, "catalog.json")
-	out, err := os.Create(path)
+	out, err := createOutput(path)
 	if err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}

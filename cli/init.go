@@ -24,11 +24,10 @@ func newInitCmd(env *Env) *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			path := filepath.Join(wd, config.FileName)
-			flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-			if force {
-				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if force && errors.Is(err, fs.ErrExist) {
+				f, err = createOutput(path)
 			}
-			f, err := os.OpenFile(path, flags, 0o644)
 			if errors.Is(err, fs.ErrExist) {
 				return usageError("%s already exists (use --force to overwrite it)", path)
 			}

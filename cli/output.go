@@ -193,7 +193,7 @@ func (r *invocation) finish(rep *report.Report) error {
 }
 
 func (r *invocation) writeFile(path, format string, rep *report.Report) error {
-	f, err := os.Create(path)
+	f, err := createOutput(path)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func statementText(f *report.File, x *report.Finding) string {
 
 func (r *invocation) saveBaseline(rep *report.Report) error {
 	entries := baseline.Entries(r.baselineItems(rep))
-	f, err := os.Create(r.out.writeBaseline)
+	f, err := createOutput(r.out.writeBaseline)
 	if err != nil {
 		return fmt.Errorf("--write-baseline: %w", err)
 	}

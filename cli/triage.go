@@ -59,8 +59,8 @@ func (f *triageFlags) validate() (capture.Order, error) {
 	if f.top < 1 || f.top > capture.MaxTop {
 		return 0, usageError("--top %d: want 1 to %d", f.top, capture.MaxTop)
 	}
-	if f.maxFileSize <= 0 || f.maxDepth <= 0 {
-		return 0, usageError("--max-file-size and --max-depth must be positive")
+	if err := checkLimits(f.maxFileSize, f.maxDepth); err != nil {
+		return 0, err
 	}
 	o, err := capture.ParseOrder(f.orderBy)
 	if err != nil {
@@ -96,7 +96,8 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 		return nil, err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
-	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout})
+	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout,
+		MaxReplyBytes: capture.ReplyLimit(f.maxFileSize, f.top)})
 	if err != nil {
 		stop()
 		return nil, &exitError{code: ExitError, err: err}

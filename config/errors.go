@@ -34,10 +34,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // Errors is every problem found in one file, in file order.
 type Errors []*Error
 
+// MaxShown is how many problems Errors.Error lists; the rest are counted.
+const MaxShown = 20
+
 func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
+	lines := make([]string, 0, min(len(es), MaxShown)+1)
+	for _, e := range es[:min(len(es), MaxShown)] {
+		lines = append(lines, e.Error())
+	}
+	if n := len(es) - MaxShown; n > 0 {
+		lines = append(lines, fmt.Sprintf("%s: %d more problems not shown", es[MaxShown].Path, n))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/planlint/planlint/internal/regular"
 )
 
 // MaxFileSize bounds the configuration file a run will read.
@@ -100,18 +102,16 @@ func LoadFile(path string) (*Config, error) {
 
 // readFile reads a regular file of at most MaxFileSize bytes.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
+	if errors.Is(err, regular.ErrNotRegular) {
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return nil, errors.New("is a directory, not a config file")
+		}
+	}
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	if st.IsDir() {
-		return nil, errors.New("is a directory, not a config file")
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, unwrapPath(err)

@@ -15,6 +15,10 @@ import (
 const (
 	DefaultMaxBytes int64 = 1 << 30 // 1 GiB of decoded (UTF-8) text
 	DefaultMaxDepth       = 4096    // element nesting levels
+	// MaxDepthCeiling is the deepest nesting any Options may allow: the
+	// parser, the rules and the renderers walk the operator tree
+	// recursively, and a deeper tree would exhaust the goroutine stack.
+	MaxDepthCeiling = 1 << 16
 )
 
 // Options bound the resources a decode may use. Zero values mean the
@@ -38,7 +42,7 @@ func (o Options) maxDepth() int {
 	if o.MaxDepth <= 0 {
 		return DefaultMaxDepth
 	}
-	return o.MaxDepth
+	return min(o.MaxDepth, MaxDepthCeiling)
 }
 
 // Error is a problem with the input document. Line and Column locate it in
@@ -84,6 +88,9 @@ func (e *LimitError) Error() string {
 	var what string
 	if e.Limit == LimitDepth {
 		what = fmt.Sprintf("maximum element depth %d exceeded", e.Max)
+		if e.Max >= MaxDepthCeiling {
+			return position(e.Line, e.Column, e.Element) + what + "; no plan may nest deeper"
+		}
 	} else {
 		what = fmt.Sprintf("maximum file size %d bytes exceeded", e.Max)
 	}
@@ -324,7 +331,7 @@ func checkStart(s *scanner) error {
 			line := 1 + bytes.Count(buf[:i], []byte{'\n'})
 			col := i - bytes.LastIndexByte(buf[:i], '\n')
 			sample := buf[i:min(len(buf), i+sampleLen)]
-			return &Error{Line: line, Column: col, Msg: fmt.Sprintf("not XML: expected '<' at the start of the document, found %q", sample)}
+			return &Error{Line: line, Column: col, Msg: "not XML: expected '<' at the start of the document, found " + contentKind(sample)}
 		}
 		if done {
 			switch {

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+
+	"github.com/planlint/planlint/internal/regular"
 )
 
 // Header is what Stream reports about the document besides its statements.
@@ -128,7 +130,13 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // openFile opens a regular, non-empty file, or says what is wrong with it.
 func openFile(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
+	if err != nil && errors.Is(err, regular.ErrNotRegular) {
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return nil, &FileError{Path: path, Err: errors.New("is a directory, not a showplan file")}
+		}
+		return nil, &FileError{Path: path, Err: err}
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

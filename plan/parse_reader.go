@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -75,7 +74,7 @@ func (p *parser) next() (tokenKind, error) {
 				if p.pastRoot {
 					where = "after"
 				}
-				return 0, p.errorf("unexpected text %q %s the root element", sample(p.s.text()), where)
+				return 0, p.errorf("unexpected text %s the root element", where)
 			}
 		}
 	}
@@ -203,15 +202,6 @@ func (p *parser) truncated() error {
 	}
 	line, col := p.s.position(p.s.inputEnd())
 	return &Error{Line: line, Column: col, Element: p.current(), Msg: msg}
-}
-
-// sample is the start of b, for messages.
-func sample(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) > 40 {
-		return string(b[:40]) + "..."
-	}
-	return string(b)
 }
 
 // document reads the whole input: prologue, root element, epilogue.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -435,19 +436,19 @@ func (p *parser) runTime() (*RunTime, error) {
 				t.ActualRowsRead = v.int64()
 				rt.HasRowsRead = true
 			case "ActualRebinds":
-				rt.ActualRebinds += v.int64()
+				rt.ActualRebinds = addCount(rt.ActualRebinds, v.int64())
 			case "ActualRewinds":
-				rt.ActualRewinds += v.int64()
+				rt.ActualRewinds = addCount(rt.ActualRewinds, v.int64())
 			case "ActualEndOfScans":
-				rt.ActualEndOfScans += v.int64()
+				rt.ActualEndOfScans = addCount(rt.ActualEndOfScans, v.int64())
 			case "ActualLogicalReads":
-				rt.LogicalReads += v.int64()
+				rt.LogicalReads = addCount(rt.LogicalReads, v.int64())
 			case "ActualPhysicalReads":
-				rt.PhysicalReads += v.int64()
+				rt.PhysicalReads = addCount(rt.PhysicalReads, v.int64())
 			case "ActualReadAheads":
-				rt.ReadAheads += v.int64()
+				rt.ReadAheads = addCount(rt.ReadAheads, v.int64())
 			case "UsedMemoryGrant":
-				rt.UsedMemoryGrantKB += v.int64()
+				rt.UsedMemoryGrantKB = addCount(rt.UsedMemoryGrantKB, v.int64())
 			case "ActualElapsedms":
 				t.ElapsedMs = v.int64()
 				hasElapsed = true
@@ -464,10 +465,10 @@ func (p *parser) runTime() (*RunTime, error) {
 			rt.ExecutionMode = mode
 			activeMode = t.ActualExecutions > 0
 		}
-		rt.ActualRows += t.ActualRows
-		rt.ActualExecutions += t.ActualExecutions
-		rt.ActualRowsRead += t.ActualRowsRead
-		rt.CPUMs += t.CPUMs
+		rt.ActualRows = addCount(rt.ActualRows, t.ActualRows)
+		rt.ActualExecutions = addCount(rt.ActualExecutions, t.ActualExecutions)
+		rt.ActualRowsRead = addCount(rt.ActualRowsRead, t.ActualRowsRead)
+		rt.CPUMs = addCount(rt.CPUMs, t.CPUMs)
 		if hasElapsed {
 			if t.Thread > 0 {
 				workerElapsed, workerTimed = max(workerElapsed, t.ElapsedMs), true
@@ -531,7 +532,14 @@ func boolPtr(s string) *bool {
 	return &v
 }
 
-// parseFloat returns the value of s, or 0 when it is not a finite number.
+// MaxMagnitude bounds every number the parser keeps: larger finite values
+// are read as ±MaxMagnitude. No real
+// count, cost or size comes near it, and what rules compute from saturated
+// values (sums, products of a few) stays finite and fits an int64 when it
+// is a count.
+const MaxMagnitude = 1e15
+
+// parseFloat returns the value of s, or 0 when it is not a number.
 func parseFloat(s string) float64 {
 	if v := floatPtr(s); v != nil {
 		return *v
@@ -539,11 +547,14 @@ func parseFloat(s string) float64 {
 	return 0
 }
 
+// floatPtr is the value of s saturated at ±MaxMagnitude, or nil when s is
+// not a finite double.
 func floatPtr(s string) *float64 {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return nil
 	}
+	v = max(-MaxMagnitude, min(v, MaxMagnitude))
 	return &v
 }
 
@@ -557,12 +568,22 @@ func parseIntOK(s string) (int, bool) {
 	return n, err == nil
 }
 
+// parseInt64 is the integer value of s saturated at ±MaxMagnitude, or 0
+// when s is not an integer.
 func parseInt64(s string) int64 {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0
 	}
-	return n
+	return max(-maxCount, min(n, maxCount))
+}
+
+// maxCount is MaxMagnitude as an integer.
+const maxCount = int64(MaxMagnitude)
+
+// addCount adds two saturated counts, saturating the sum.
+func addCount(a, b int64) int64 {
+	return max(-maxCount, min(a+b, maxCount))
 }
 
 // unbracket removes one level of SQL Server [quoting] and unescapes "]]".

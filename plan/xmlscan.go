@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -928,6 +929,9 @@ func (s *scanner) scanProcInst(b []byte, i int) (tokenKind, error) {
 			return 0, s.stricter(strictXMLDecl, start-2, "malformed XML: the XML declaration is allowed only at the start of the document")
 		}
 		if v := declParam("version", content); v != "" && v != "1.0" {
+			if len(v) > 8 || strings.Trim(v, "0123456789.") != "" { // not a version number: do not echo it
+				v = "?"
+			}
 			return 0, s.syntax(start-2, "unsupported version %q; only version 1.0 is supported", v)
 		}
 	}

@@ -41,6 +41,9 @@ func FormatCount(v float64) string {
 	if v > 0 && v < 10 && v != math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e18 { // past what int64 holds exactly enough to group
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
 	s := strconv.FormatInt(int64(math.Round(v)), 10)
 	var b strings.Builder
 	for i, c := range s {

@@ -18,8 +18,8 @@ func count(v float64) string {
 	if v > 0 && v < 10 && v != math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
-	if math.Abs(v) >= 1e15 {
-		return strconv.FormatFloat(v, 'g', 3, 64) // beyond int64, and no one counts that far
+	if math.Abs(v) >= 1e18 { // past what int64 holds exactly enough to group
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	s := strconv.FormatInt(int64(math.Round(v)), 10)
 	neg := strings.HasPrefix(s, "-")

@@ -154,6 +154,7 @@ type Response struct {
 	closeAfterBytes    int
 	closeAfterMetadata bool
 	errs               []error
+	misbehave          *Misbehaviour // misbehave.go: a reply that never ends
 }
 
 // NewResponse starts an empty response. Sent as is, it is a bare DONE for a

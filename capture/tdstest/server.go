@@ -596,6 +596,9 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 			return c.write(w.buf)
 		}
 	}
+	if resp.misbehave != nil { // misbehave.go
+		return c.streamForever(resp.misbehave)
+	}
 	start := len(w.buf)
 	metaEnd, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params)
 	if err != nil {

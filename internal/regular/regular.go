@@ -1,0 +1,69 @@
+// Package regular opens input files that must be regular files. A FIFO
+// with no writer, a terminal or a device like /dev/zero would block a run
+// or never end, so they are refused without waiting on them.
+package regular
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is wrapped by the error Open returns for a FIFO, device,
+// socket or directory.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading. The open does not block on a FIFO, and the
+// file's own mode (not the name's, which could change in between) decides.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s", ErrNotRegular, Kind(st.Mode()))
+	}
+	return f, nil
+}
+
+// Kind names a file mode that is not a regular file's, for messages.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "is a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "is a named pipe (FIFO); pass its content on standard input (-) instead"
+	case m&fs.ModeSocket != 0:
+		return "is a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "is a character device"
+	case m&fs.ModeDevice != 0:
+		return "is a device"
+	}
+	return "is not a regular file"
+}
+
+// ReadFile reads the regular file at path; more than max bytes is an error.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("larger than %d bytes", max)
+	}
+	return b, nil
+}

@@ -1,0 +1,97 @@
+package plan
+
+import (
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/planlint/planlint/internal/plangen"
+)
+
+// levelsAround is the element depth of a plan with n nested joins: six
+// levels above the first RelOp, two per join, three for the Index Seek.
+func levelsAround(n int) int { return 6 + 2*n + 3 }
+
+// TestDepthCeiling: a depth option far above what the stack can take is
+// held at MaxDepthCeiling, so a hostile nesting ends in a LimitError rather
+// than a stack overflow that kills the process.
+func TestDepthCeiling(t *testing.T) {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(plangen.WriteNestedLoops(pw, 300000)) }()
+	_, err := Parse(pr, Options{MaxDepth: 10000000})
+	pr.Close()
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitDepth || le.Max != MaxDepthCeiling {
+		t.Fatalf("300000 nested joins: got %v, want a depth LimitError at %d", err, MaxDepthCeiling)
+	}
+	if !strings.Contains(err.Error(), "no plan may nest deeper") {
+		t.Errorf("message %q does not say the ceiling cannot be raised", err)
+	}
+}
+
+// TestDepthAtCeiling: the deepest accepted plan parses, and the recursive
+// walks of the model get through it.
+func TestDepthAtCeiling(t *testing.T) {
+	n := (MaxDepthCeiling - 9) / 2
+	if levelsAround(n) > MaxDepthCeiling {
+		t.Fatalf("generator arithmetic: %d levels", levelsAround(n))
+	}
+	d, err := Parse(strings.NewReader(plangen.NestedLoops(n)), Options{MaxDepth: MaxDepthCeiling})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.Statements()[0]
+	if got := s.NodeCount(); got != n+1 {
+		t.Errorf("NodeCount %d, want %d", got, n+1)
+	}
+	walked := 0
+	s.QueryPlan.Root.Walk(func(*RelOp) bool { walked++; return true })
+	if walked != n+1 {
+		t.Errorf("Walk visited %d, want %d", walked, n+1)
+	}
+	if _, err := Parse(strings.NewReader(plangen.NestedLoops(n+1)), Options{MaxDepth: MaxDepthCeiling}); err == nil {
+		t.Errorf("%d levels accepted over the ceiling %d", levelsAround(n+1), MaxDepthCeiling)
+	}
+}
+
+// TestNumbersSaturate: finite numbers past MaxMagnitude and integers past
+// int64 are held at ±MaxMagnitude (non-finite ones stay absent); sums over
+// threads saturate too.
+func TestNumbersSaturate(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{
+		{"1e308", MaxMagnitude}, {"-1e308", -MaxMagnitude}, {"1e309", 0}, {"INF", 0},
+		{"1e19", MaxMagnitude}, {"12.5", 12.5}, {"NaN", 0}, {"x", 0}, {"1e-400", 0},
+	} {
+		if got := parseFloat(c.in); got != c.want {
+			t.Errorf("parseFloat(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"9223372036854775807", maxCount}, {"99999999999999999999", maxCount}, {"-99999999999999999999", -maxCount},
+		{"42", 42}, {"4.2", 0},
+	} {
+		if got := parseInt64(c.in); got != c.want {
+			t.Errorf("parseInt64(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	d, err := Parse(strings.NewReader(plangen.HugeNumbers()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort := d.Statements()[0].QueryPlan.Root
+	if sort.RunTime.ActualRows != maxCount {
+		t.Errorf("thread rows near 2^63 twice add up to %d, want %d", sort.RunTime.ActualRows, maxCount)
+	}
+	lookup := d.Statements()[1].QueryPlan.Node(2)
+	if lookup.EstimateRebinds != MaxMagnitude || math.IsInf(lookup.EstimatedRowsAllExecutions(), 0) {
+		t.Errorf("rebinds %v, rows over all executions %v", lookup.EstimateRebinds, lookup.EstimatedRowsAllExecutions())
+	}
+}
