@@ -262,10 +262,8 @@ func absPath(wd, p string) string {
 }
 
 func statementText(f *report.File, x *report.Finding) string {
-	for _, s := range f.Statements {
-		if s.Batch == x.Batch && s.StatementID == x.StatementID {
-			return s.Text
-		}
+	if s := f.StatementOf(x); s != nil {
+		return s.Text
 	}
 	return ""
 }

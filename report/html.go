@@ -194,12 +194,11 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 		}
 	}
 	hf.Counts = fmt.Sprintf("%d %s, %d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"), i, plural(i, "info"))
-	mb := multiBatch(f)
 	placed := map[*Finding]bool{}
 	for si, s := range f.Statements {
 		hs := &htmlStatement{
 			ID:      fmt.Sprintf("%s-s%d", hf.ID, si),
-			Heading: fmt.Sprintf("%s · %s · %s · cost %s", Place(s.Batch, s.StatementID, nil, mb), orDash(s.Type), s.Kind, strconv.FormatFloat(s.Cost, 'g', 4, 64)),
+			Heading: fmt.Sprintf("%s · %s · %s · cost %s", f.StatementPlace(s, nil), orDash(s.Type), s.Kind, strconv.FormatFloat(s.Cost, 'g', 4, 64)),
 			Text:    strings.TrimSpace(s.Text),
 		}
 		if l := s.Location; l != nil && l.StartLine >= 1 {
@@ -231,7 +230,7 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 			}
 		}
 		for _, x := range f.Findings {
-			if x.Batch != s.Batch || x.StatementID != s.StatementID {
+			if f.StatementOf(x) != s {
 				continue
 			}
 			placed[x] = true

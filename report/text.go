@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -64,6 +65,37 @@ func Place(batch, statementID int, nodeID *int, multiBatch bool) string {
 	return b.String()
 }
 
+// StatementPlace is Place for a statement of f: "stmt 33#2" names the
+// second statement of its batch with StatementId 33, as real plans can
+// repeat one.
+func (f *File) StatementPlace(s *Statement, nodeID *int) string {
+	p := Place(s.Batch, s.StatementID, nil, multiBatch(f))
+	k, n := 0, 0
+	for _, o := range f.Statements {
+		if o.Batch == s.Batch && o.StatementID == s.StatementID {
+			n++
+			if o.Ordinal <= s.Ordinal {
+				k++
+			}
+		}
+	}
+	if n > 1 {
+		p += "#" + strconv.Itoa(k)
+	}
+	if nodeID != nil {
+		p += " node " + strconv.Itoa(*nodeID)
+	}
+	return p
+}
+
+// FindingPlace is where a finding sits, as StatementPlace.
+func (f *File) FindingPlace(x *Finding) string {
+	if s := f.StatementOf(x); s != nil {
+		return f.StatementPlace(s, x.NodeID)
+	}
+	return Place(x.Batch, x.StatementID, x.NodeID, multiBatch(f))
+}
+
 func multiBatch(f *File) bool {
 	for _, s := range f.Statements {
 		if s.Batch > 1 {
@@ -101,7 +133,7 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 		mb := multiBatch(f)
 		for _, x := range f.Findings {
 			printed = true
-			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), Place(x.Batch, x.StatementID, x.NodeID, mb),
+			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), f.FindingPlace(x),
 				st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 			if x.Fix != "" {
 				ew.printf("    %s %s\n", st.dim.Sprint("fix:"), x.Fix)
