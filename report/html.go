@@ -27,6 +27,9 @@ type HTMLOptions struct {
 	BaseDir string
 	// NoRedact shows literals, predicates' constants and parameter values.
 	NoRedact bool
+	// MinSeverity hides findings below it (0 shows all); the counts still
+	// include them.
+	MinSeverity rules.Severity
 }
 
 // HTML writes one self-contained page (inline CSS, script and SVG; nothing
@@ -194,6 +197,9 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 		}
 	}
 	hf.Counts = fmt.Sprintf("%d %s, %d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"), i, plural(i, "info"))
+	if note := hiddenNote(&Report{Files: []*File{f}}, opt.MinSeverity); note != "" {
+		hf.Counts += "; " + note
+	}
 	placed := map[*Finding]bool{}
 	for si, s := range f.Statements {
 		hs := &htmlStatement{
@@ -229,7 +235,7 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 				hs.NoPlan = "This statement has no query plan."
 			}
 		}
-		for _, x := range f.Findings {
+		for _, x := range visible(f, opt.MinSeverity) {
 			if f.StatementOf(x) != s {
 				continue
 			}
@@ -252,7 +258,7 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 		}
 		hf.Statements = append(hf.Statements, hs)
 	}
-	for _, x := range f.Findings {
+	for _, x := range visible(f, opt.MinSeverity) {
 		if !placed[x] {
 			hf.Loose = append(hf.Loose, buildHTMLFinding(f, x, opt))
 		}

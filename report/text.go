@@ -14,6 +14,12 @@ import (
 type TextOptions struct {
 	Color bool
 	Tree  bool // print each statement's operator tree after its findings
+	// MinSeverity hides findings below it (0 shows all); the summary
+	// still counts them.
+	MinSeverity rules.Severity
+	// ByLocation keeps each file's findings in plan order instead of
+	// worst first.
+	ByLocation bool
 }
 
 // styles are the colours of one render, enabled or not as a whole.
@@ -131,7 +137,11 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 			continue
 		}
 		mb := multiBatch(f)
-		for _, x := range f.Findings {
+		shown := visible(f, opt.MinSeverity)
+		if !opt.ByLocation {
+			shown = byImpact(f, shown)
+		}
+		for _, x := range shown {
 			printed = true
 			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), f.FindingPlace(x),
 				st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
@@ -148,6 +158,9 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 		len(r.Files), plural(len(r.Files), "file"))
 	if n := r.Failed(); n > 0 {
 		summary += fmt.Sprintf(" (%d could not be analysed)", n)
+	}
+	if note := hiddenNote(r, opt.MinSeverity); note != "" {
+		summary += "; " + note
 	}
 	if printed {
 		ew.printf("\n")
