@@ -182,10 +182,7 @@ func TestMarkdownTruncationKeepsFixes(t *testing.T) {
 	fmt.Sscan(m[3], &shownFixes)
 	wantFixes := 0
 	// The rows shown are the first ones in severity order; count their fixes.
-	var rows []*Finding
-	for _, x := range f.Findings {
-		rows = append(rows, x)
-	}
+	rows := append([]*Finding(nil), f.Findings...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Severity > rows[j].Severity })
 	for _, x := range rows[:shownRows] {
 		if x.Fix != "" {
