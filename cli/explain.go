@@ -314,8 +314,11 @@ func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Scri
 		for k, p := range res.Plans {
 			file.Plans = append(file.Plans, p.Doc)
 			locs := locateStatements(s, req, p.Doc)
+			// Ordinals count within one plan; the file holds several.
+			offset := len(file.Statements)
 			for _, st := range report.Summarize(p.Doc) {
 				st.Batch = b.Index
+				st.Ordinal += offset
 				st.Location = locs[st.Source]
 				st.Capture = capt
 				file.Statements = append(file.Statements, st)
@@ -327,6 +330,7 @@ func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Scri
 			var kept []rules.Finding // as the rules report them, for compare
 			for i, x := range report.Wrap(fs) {
 				x.Batch = b.Index
+				x.Ordinal += offset
 				x.Location = statementLocation(p.Doc, locs, x.StatementID)
 				if !used.suppressed(s, x) {
 					file.Findings = append(file.Findings, x)

@@ -111,7 +111,7 @@ func TestExplainServerErrors(t *testing.T) {
 				}
 				return capturetest.Answer{Estimated: literal}.Handler()(s, r)
 			}})
-		out, errOut, code := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "fixtures/queue/hint.sql", "fixtures/queue/literal.sql")
+		out, errOut, code := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "--min-severity", "info", "fixtures/queue/hint.sql", "fixtures/queue/literal.sql")
 		if code != ExitError || !strings.Contains(errOut, "hint.sql: batch 1") || !strings.Contains(out, "fixtures/queue/literal.sql:5:1: stmt 1: info [PL204") {
 			t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 		}

@@ -32,6 +32,8 @@ type outputFlags struct {
 	baseline      string
 	writeBaseline string
 	category      string
+	minSeverity   string
+	sort          string
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
@@ -44,6 +46,8 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&o.baseline, "baseline", "", "hide findings recorded in this baseline file; fail only on new ones")
 	fl.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline file and exit 0")
 	fl.StringVar(&o.category, "sarif-category", "", "SARIF automationDetails.id, distinct per SARIF file uploaded for one commit")
+	fl.StringVar(&o.minSeverity, "min-severity", "warning", "show findings at or above this severity in text, markdown, html and github output: info, warning or error (json and sarif keep all; summaries count all)")
+	fl.StringVar(&o.sort, "sort", "impact", "order of each file's findings in text output: impact (worst first) or location")
 }
 
 // invocation holds the settings of one command run: flags over the config file.
@@ -56,6 +60,7 @@ type invocation struct {
 	colored   bool
 	workDir   string
 	extra     map[string]string // format → path from --output
+	minShown  rules.Severity    // --min-severity
 }
 
 // rulesConfig is the config file's per-rule settings (nil when none).
@@ -82,6 +87,14 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 			return nil, usageError("--output %q: want FORMAT=PATH with FORMAT one of %s", o, strings.Join(reportFormats, ", "))
 		}
 		r.extra[f] = path
+	}
+	min, err := rules.ParseSeverity(out.minSeverity)
+	if err != nil {
+		return nil, usageError("--min-severity: %v", err)
+	}
+	r.minShown = min
+	if out.sort != "impact" && out.sort != "location" {
+		return nil, usageError("--sort must be impact or location, not %q", out.sort)
 	}
 	if out.baseline != "" && out.writeBaseline != "" {
 		return nil, usageError("give --baseline or --write-baseline, not both")
@@ -219,15 +232,16 @@ func (r *invocation) render(w io.Writer, format string, rep *report.Report, toFi
 			full = p
 		}
 		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.workDir, SummaryPath: r.env.Getenv("GITHUB_STEP_SUMMARY"),
-			FullReport: full, NoRedact: noRedact})
+			FullReport: full, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "markdown":
-		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.workDir, NoRedact: noRedact})
+		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.workDir, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "html":
-		return report.HTML(w, rep, report.HTMLOptions{BaseDir: r.workDir, NoRedact: noRedact})
+		return report.HTML(w, rep, report.HTMLOptions{BaseDir: r.workDir, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "dot":
 		return report.DOT(w, rep, report.DOTOptions{BaseDir: r.workDir})
 	}
-	return report.Text(w, rep, report.TextOptions{Color: r.colored && !toFile, Tree: r.out.tree})
+	return report.Text(w, rep, report.TextOptions{Color: r.colored && !toFile, Tree: r.out.tree,
+		MinSeverity: r.minShown, ByLocation: r.out.sort == "location"})
 }
 
 // baselineItems keys every finding by rule, repository-relative file,
@@ -262,10 +276,8 @@ func absPath(wd, p string) string {
 }
 
 func statementText(f *report.File, x *report.Finding) string {
-	for _, s := range f.Statements {
-		if s.Batch == x.Batch && s.StatementID == x.StatementID {
-			return s.Text
-		}
+	if s := f.StatementOf(x); s != nil {
+		return s.Text
 	}
 	return ""
 }

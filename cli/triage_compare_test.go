@@ -51,7 +51,7 @@ func statements(srv *tdstest.Server) []tdstest.Request {
 func TestExplainCompareWithDatabase(t *testing.T) {
 	inRoot(t)
 	srv := backlogServer(t)
-	out, errOut, code := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "--compare-with", "database=WorkDb_backlog",
+	out, errOut, code := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "--min-severity", "info", "--compare-with", "database=WorkDb_backlog",
 		"fixtures/queue/literal.sql")
 	golden(t, "explain/compare-with-database.txt", fmt.Sprintf("%s--- stderr\n%s--- exit %d\n", out, errOut, code))
 	if code != ExitFindings {
@@ -187,7 +187,7 @@ func TestExplainCompareWithFailures(t *testing.T) {
 	}
 	t.Run("B database missing", func(t *testing.T) {
 		srv := backlogServer(t, "WorkDb")
-		out, errOut, code := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "--compare-with", "database=WorkDb_backlog",
+		out, errOut, code := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "--min-severity", "info", "--compare-with", "database=WorkDb_backlog",
 			"fixtures/queue/literal.sql")
 		if code != ExitError || !strings.Contains(out, "fixtures/queue/literal.sql:5:1: stmt 1: info [PL204") ||
 			!strings.Contains(errOut, "planlint: B (B): connecting") || !strings.Contains(errOut, "4060") ||

@@ -190,12 +190,7 @@ func pairStatements(sa, sb []*plan.Statement) (pairs []pair, onlyA, onlyB []*pla
 	for i := 0; i < n; i++ {
 		pairs = append(pairs, pair{restA[i], restB[i], "position"})
 	}
-	sort.SliceStable(pairs, func(i, j int) bool {
-		if pairs[i].a.Batch != pairs[j].a.Batch {
-			return pairs[i].a.Batch < pairs[j].a.Batch
-		}
-		return pairs[i].a.ID < pairs[j].a.ID
-	})
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].a.Ordinal < pairs[j].a.Ordinal })
 	return pairs, restA[n:], restB[n:]
 }
 
@@ -548,26 +543,26 @@ func findingKey(f rules.Finding, stmt string, q *plan.QueryPlan) string {
 
 func diffFindings(a, b Side, pairs []pair) FindingsDiff {
 	// Statement keys: paired statements share the A side's identity.
-	keyA, keyB := map[[2]int]string{}, map[[2]int]string{}
-	planA, planB := map[[2]int]*plan.QueryPlan{}, map[[2]int]*plan.QueryPlan{}
+	// Statements are keyed by ordinal: a plan can repeat a StatementId.
+	keyA, keyB := map[int]string{}, map[int]string{}
+	planA, planB := map[int]*plan.QueryPlan{}, map[int]*plan.QueryPlan{}
 	for _, p := range pairs {
-		k := fmt.Sprintf("%d.%d", p.a.Batch, p.a.ID)
-		keyA[[2]int{p.a.Batch, p.a.ID}] = k
-		keyB[[2]int{p.b.Batch, p.b.ID}] = k
+		k := fmt.Sprintf("%d", p.a.Ordinal)
+		keyA[p.a.Ordinal] = k
+		keyB[p.b.Ordinal] = k
 	}
 	for _, s := range a.Document.Statements() {
-		planA[[2]int{s.Batch, s.ID}] = mainPlan(s)
+		planA[s.Ordinal] = mainPlan(s)
 	}
 	for _, s := range b.Document.Statements() {
-		planB[[2]int{s.Batch, s.ID}] = mainPlan(s)
+		planB[s.Ordinal] = mainPlan(s)
 	}
-	key := func(f rules.Finding, keys map[[2]int]string, plans map[[2]int]*plan.QueryPlan, side string) string {
-		id := [2]int{f.Batch, f.StatementID}
-		stmt, ok := keys[id]
+	key := func(f rules.Finding, keys map[int]string, plans map[int]*plan.QueryPlan, side string) string {
+		stmt, ok := keys[f.Ordinal]
 		if !ok {
-			stmt = fmt.Sprintf("%s%d.%d", side, f.Batch, f.StatementID)
+			stmt = fmt.Sprintf("%s%d", side, f.Ordinal)
 		}
-		return findingKey(f, stmt, plans[id])
+		return findingKey(f, stmt, plans[f.Ordinal])
 	}
 	countA := map[string]int{}
 	for _, f := range a.Findings {

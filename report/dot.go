@@ -36,7 +36,6 @@ func DOT(w io.Writer, r *Report, opt DOTOptions) error {
 			continue
 		}
 		marks := nodeFindings(f)
-		mb := multiBatch(f)
 		for si, s := range f.Statements {
 			if s.Source == nil {
 				continue
@@ -47,11 +46,11 @@ func DOT(w io.Writer, r *Report, opt DOTOptions) error {
 			}
 			var stmtCodes []string
 			for _, x := range f.Findings {
-				if x.NodeID == nil && x.Batch == s.Batch && x.StatementID == s.StatementID {
+				if x.NodeID == nil && f.StatementOf(x) == s {
 					stmtCodes = append(stmtCodes, x.Code)
 				}
 			}
-			label := fmt.Sprintf("%s: %s %s (%s, cost %s)", path, Place(s.Batch, s.StatementID, nil, mb), s.Type, s.Kind,
+			label := fmt.Sprintf("%s: %s %s (%s, cost %s)", path, f.StatementPlace(s, nil), s.Type, s.Kind,
 				strconv.FormatFloat(s.Cost, 'g', 4, 64))
 			if len(stmtCodes) > 0 {
 				label += "\n⚠ " + strings.Join(stmtCodes, ", ")
@@ -68,7 +67,7 @@ func DOT(w io.Writer, r *Report, opt DOTOptions) error {
 					ids[n] = prefix + strconv.Itoa(i)
 				}
 				for _, n := range q.Nodes {
-					codes := marks[[3]int{s.Batch, s.StatementID, n.NodeID}]
+					codes := marks[[2]int{s.Ordinal, n.NodeID}]
 					ew.printf("    %s [label=%s", dotQuote(ids[n]), dotQuote(dotLabel(q, n, codes)))
 					if len(codes) > 0 {
 						ew.printf(", color=\"#c62828\", penwidth=2, fillcolor=\"#fdecea\"")

@@ -36,6 +36,9 @@ type GitHubOptions struct {
 	SummaryLimit int
 	// NoRedact keeps literals and parameter values.
 	NoRedact bool
+	// MinSeverity hides findings below it (0 shows all), in the
+	// annotations and the summary.
+	MinSeverity rules.Severity
 }
 
 // GitHub writes one workflow command per finding (::error, ::warning or
@@ -76,7 +79,7 @@ func GitHub(w io.Writer, r *Report, opt GitHubOptions) error {
 		if f.Error != nil {
 			continue
 		}
-		for _, x := range f.Findings {
+		for _, x := range visible(f, opt.MinSeverity) {
 			path, loc := f.Path, x.Location
 			if loc == nil {
 				if s := findingStatement(f, x); s != nil && s.Location != nil {
@@ -208,7 +211,7 @@ func appendSummary(path string, r *Report, opt GitHubOptions) error {
 		limit = DefaultSummaryLimit
 	}
 	var b strings.Builder
-	err := Markdown(&b, r, MarkdownOptions{BaseDir: opt.BaseDir, MaxLength: limit, NoRedact: opt.NoRedact,
+	err := Markdown(&b, r, MarkdownOptions{BaseDir: opt.BaseDir, MaxLength: limit, NoRedact: opt.NoRedact, MinSeverity: opt.MinSeverity,
 		FullReport: opt.FullReport})
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 	"github.com/planlint/planlint/rules"
 )
 
-//go:embed assets/report.html.tmpl assets/report.css assets/report.js
+//go:embed assets/report.html.tmpl assets/report.css assets/report.js assets/glyphs.svg
 var htmlAssets embed.FS
 
 var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlAssets, "assets/report.html.tmpl"))
@@ -27,6 +27,9 @@ type HTMLOptions struct {
 	BaseDir string
 	// NoRedact shows literals, predicates' constants and parameter values.
 	NoRedact bool
+	// MinSeverity hides findings below it (0 shows all); the counts still
+	// include them.
+	MinSeverity rules.Severity
 }
 
 // HTML writes one self-contained page (inline CSS, script and SVG; nothing
@@ -46,9 +49,14 @@ func HTML(w io.Writer, r *Report, opt HTMLOptions) error {
 	if err != nil {
 		return err
 	}
+	glyphs, err := htmlAssets.ReadFile("assets/glyphs.svg")
+	if err != nil {
+		return err
+	}
 	page := buildHTMLPage(src, opt)
 	page.CSS = template.CSS(css)
 	page.JS = template.JS(js)
+	page.Glyphs = template.HTML(glyphs) // our own asset, not input
 	return htmlPage.Execute(w, page)
 }
 
@@ -61,8 +69,10 @@ type htmlPageData struct {
 	Files                     []*htmlFile
 	CSS                       template.CSS
 	JS                        template.JS
+	Glyphs                    template.HTML
 	NodeWidth, NodeHeight     int
 	BadgeX, TextX, TextMaxLen int
+	CostBarWidth              int
 }
 
 type htmlFile struct {
@@ -83,10 +93,14 @@ type htmlStatement struct {
 	Heading    string
 	Location   string
 	Text       string
+	Properties []htmlDetail
+	Indexes    []htmlIndex
 	Parameters []htmlParameter
 	Findings   []*htmlFinding
 	Plans      []*htmlPlan
 	NoPlan     string
+	// Compact statements (no plan, no finding) take one line.
+	Compact bool
 }
 
 type htmlParameter struct {
@@ -94,6 +108,7 @@ type htmlParameter struct {
 }
 
 type htmlFinding struct {
+	ID       string // DOM id of the finding
 	Severity string
 	Code     string
 	Rule     string
@@ -109,26 +124,35 @@ type htmlPlan struct {
 	ID            string
 	Label         string
 	Width, Height int
+	ViewHeight    int // the graph viewport's height before zooming
 	Operators     int
 	Nodes         []*htmlNode
 	Edges         []htmlEdge
 }
 
 type htmlNode struct {
-	ID        string
-	NodeID    int
-	X, Y      int
-	Class     string
-	Name      string
-	Object    string
-	Rows      string
-	RowsClass string
-	Cost      string
-	Tooltip   string
-	Badge     string
-	BadgeSev  string
-	Details   []htmlDetail
-	Findings  []*htmlFinding
+	ID          string
+	NodeID      int
+	X, Y        int
+	Class       string
+	Glyph       string
+	NameLines   []string
+	ObjectLines []string
+	Parallel    bool
+	Warned      bool   // the operator carries plan warnings
+	CostBar     int    // width of the cost bar
+	Parent      string // DOM id of the parent operator, for keyboard moves
+	Children    string // DOM ids of the children, space-separated
+	Name        string
+	Object      string
+	Rows        string
+	RowsClass   string
+	Cost        string
+	Tooltip     string
+	Badge       string
+	BadgeSev    string
+	Details     []htmlDetail
+	Findings    []*htmlFinding
 
 	// Sort keys and cells of the operator table.
 	EstRows, ActRows, Execs, Factor, CostPct float64
@@ -156,7 +180,8 @@ func buildHTMLPage(r *Report, opt HTMLOptions) *htmlPageData {
 	p := &htmlPageData{
 		Title: opt.Title, Version: r.Version, Errors: e, Warnings: wn, Infos: i,
 		FileCount: len(r.Files), Failed: r.Failed(), Redacted: !opt.NoRedact,
-		NodeWidth: layoutNodeW, NodeHeight: layoutNodeH, BadgeX: layoutNodeW - 4, TextX: 10,
+		NodeWidth: layoutNodeW, NodeHeight: layoutNodeH, BadgeX: layoutNodeW - 12, TextX: 42,
+		CostBarWidth: layoutNodeW - 16,
 	}
 	if p.Title == "" {
 		p.Title = "planlint report"
@@ -194,12 +219,14 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 		}
 	}
 	hf.Counts = fmt.Sprintf("%d %s, %d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"), i, plural(i, "info"))
-	mb := multiBatch(f)
+	if note := hiddenNote(&Report{Files: []*File{f}}, opt.MinSeverity); note != "" {
+		hf.Counts += "; " + note
+	}
 	placed := map[*Finding]bool{}
 	for si, s := range f.Statements {
 		hs := &htmlStatement{
 			ID:      fmt.Sprintf("%s-s%d", hf.ID, si),
-			Heading: fmt.Sprintf("%s · %s · %s · cost %s", Place(s.Batch, s.StatementID, nil, mb), orDash(s.Type), s.Kind, strconv.FormatFloat(s.Cost, 'g', 4, 64)),
+			Heading: fmt.Sprintf("%s · %s · %s · cost %s", f.StatementPlace(s, nil), orDash(s.Type), s.Kind, strconv.FormatFloat(s.Cost, 'g', 4, 64)),
 			Text:    strings.TrimSpace(s.Text),
 		}
 		if l := s.Location; l != nil && l.StartLine >= 1 {
@@ -230,12 +257,15 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 				hs.NoPlan = "This statement has no query plan."
 			}
 		}
-		for _, x := range f.Findings {
-			if x.Batch != s.Batch || x.StatementID != s.StatementID {
+		evidence := map[*htmlFinding]map[string]any{}
+		for _, x := range visible(f, opt.MinSeverity) {
+			if f.StatementOf(x) != s {
 				continue
 			}
 			placed[x] = true
 			hx := buildHTMLFinding(f, x, opt)
+			hx.ID = fmt.Sprintf("%s-x%d", hs.ID, len(hs.Findings))
+			evidence[hx] = x.Evidence
 			if op := findingOperator(f, x); op != nil {
 				hx.Target = nodeDOM[op]
 				for _, byID := range planNodes {
@@ -251,11 +281,16 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 				finishNodeBadges(n)
 			}
 		}
+		hs.Properties = statementProperties(s)
+		hs.Indexes = statementIndexes(s, hs.Findings, evidence)
+		hs.Compact = len(hs.Plans) == 0 && len(hs.Findings) == 0
 		hf.Statements = append(hf.Statements, hs)
 	}
-	for _, x := range f.Findings {
+	for _, x := range visible(f, opt.MinSeverity) {
 		if !placed[x] {
-			hf.Loose = append(hf.Loose, buildHTMLFinding(f, x, opt))
+			hx := buildHTMLFinding(f, x, opt)
+			hx.ID = fmt.Sprintf("%s-x%d", hf.ID, len(hf.Loose))
+			hf.Loose = append(hf.Loose, hx)
 		}
 	}
 	return hf
@@ -320,14 +355,17 @@ func severityRank(s string) int {
 // receives the DOM id of every operator.
 func buildHTMLPlan(id string, q plan.LabeledPlan, nodeDOM map[*plan.RelOp]string) (*htmlPlan, map[int]*htmlNode) {
 	lay := layoutPlan(q.Root, q.Nodes)
-	hp := &htmlPlan{ID: id, Label: q.Label, Width: lay.Width, Height: lay.Height, Operators: len(q.Nodes)}
+	hp := &htmlPlan{ID: id, Label: q.Label, Width: lay.Width, Height: lay.Height, Operators: len(q.Nodes),
+		ViewHeight: min(lay.Height+2, 560)}
 	byID := map[int]*htmlNode{}
+	domNode := map[string]*plan.RelOp{}
 	for i, n := range q.Nodes {
 		if n == nil {
 			continue
 		}
 		dom := fmt.Sprintf("%s-n%d", id, i)
 		nodeDOM[n] = dom
+		domNode[dom] = n
 		hn := describeNode(q.QueryPlan, n)
 		hn.ID = dom
 		pos := lay.pos[n]
@@ -336,6 +374,19 @@ func buildHTMLPlan(id string, q plan.LabeledPlan, nodeDOM map[*plan.RelOp]string
 		if _, dup := byID[n.NodeID]; !dup {
 			byID[n.NodeID] = hn
 		}
+	}
+	for _, hn := range hp.Nodes { // family links for keyboard moves
+		n := domNode[hn.ID]
+		if n.Parent != nil {
+			hn.Parent = nodeDOM[n.Parent]
+		}
+		var kids []string
+		for _, c := range n.Children {
+			if d := nodeDOM[c]; d != "" {
+				kids = append(kids, d)
+			}
+		}
+		hn.Children = strings.Join(kids, " ")
 	}
 	for _, n := range q.Nodes {
 		if n == nil {
@@ -368,23 +419,39 @@ func buildHTMLPlan(id string, q plan.LabeledPlan, nodeDOM map[*plan.RelOp]string
 // the operator table show for one operator.
 func describeNode(q *plan.QueryPlan, n *plan.RelOp) *htmlNode {
 	hn := &htmlNode{NodeID: n.NodeID, FullName: n.DisplayName(), FullObject: fullObject(n)}
-	hn.Name = clip(hn.FullName, 28)
-	hn.Object = clip(objectLabel(n), 30)
+	hn.Name = hn.FullName
+	hn.NameLines = wrapLabel(hn.FullName, 22, 2)
+	hn.Object = objectLabel(n)
+	hn.ObjectLines = []string{hn.Object}
+	if len([]rune(hn.Object)) > 24 { // break after dots, shown joined
+		hn.ObjectLines = wrapLabel(strings.ReplaceAll(hn.Object, ".", ". "), 24, 2)
+		for i, l := range hn.ObjectLines {
+			hn.ObjectLines[i] = strings.ReplaceAll(l, ". ", ".")
+		}
+	}
+	if hn.Object == "" {
+		hn.ObjectLines = nil
+	}
+	hn.Glyph = glyphFor(n)
+	hn.Parallel = n.Parallel
+	hn.Warned = hasPlanWarnings(n)
 	share := CostShare(q, n)
 	hn.CostPct = math.Round(share*1000) / 10
+	hn.CostBar = int(math.Round(math.Min(1, math.Max(0, share)) * float64(layoutNodeW-16)))
 	hn.Cost = fmt.Sprintf("cost %s · node %d", percentText(share), n.NodeID)
 	var class []string
-	switch {
-	case share >= 0.9:
-		class = append(class, "cost-3")
+	switch { // a neutral tint for cost: red stays for errors
 	case share >= 0.5:
 		class = append(class, "cost-2")
 	case share >= 0.1:
 		class = append(class, "cost-1")
 	}
+	if hn.Warned {
+		class = append(class, "warned")
+	}
 	hn.EstRows = n.EstimatedRowsAllExecutions()
 	hn.EstText = FormatCount(hn.EstRows)
-	hn.Rows = "est " + hn.EstText
+	hn.Rows = "est " + hn.EstText + " " + plural(int(min(math.Ceil(hn.EstRows), 2)), "row")
 	hn.Execs = n.EstimatedExecutions()
 	hn.ExecText = FormatCount(hn.Execs) + " est."
 	hn.ActRows = -1
@@ -392,7 +459,7 @@ func describeNode(q *plan.QueryPlan, n *plan.RelOp) *htmlNode {
 	if rt := n.RunTime; rt != nil {
 		hn.ActRows = float64(rt.ActualRows)
 		hn.ActText = FormatCount(hn.ActRows)
-		hn.Rows += " · act " + hn.ActText
+		hn.Rows = actualOfEstimated(n)
 		hn.Execs = float64(rt.ActualExecutions)
 		hn.ExecText = FormatCount(hn.Execs)
 		if sk := OperatorSkew(n); sk.OK {
@@ -425,11 +492,21 @@ func describeNode(q *plan.QueryPlan, n *plan.RelOp) *htmlNode {
 		FormatCount(n.EstimateRows), FormatCount(n.EstimatedExecutions())))
 	if n.RunTime != nil {
 		tip = append(tip, fmt.Sprintf("Actual rows: %s in %s executions", hn.ActText, hn.ExecText))
+		tip = append(tip, "Actual of estimated: "+actualOfEstimated(n))
 		if hn.FactorText != "" {
 			tip = append(tip, "Estimate off by "+hn.FactorText)
 		}
+		if n.RunTime.HasTiming {
+			tip = append(tip, fmt.Sprintf("Elapsed %s ms, CPU %s ms", FormatCount(float64(n.RunTime.ElapsedMs)), FormatCount(float64(n.RunTime.CPUMs))))
+		}
 	}
 	tip = append(tip, "Operator cost: "+percentText(share))
+	if n.Parallel {
+		tip = append(tip, "Parallel")
+	}
+	if hn.Warned {
+		tip = append(tip, "Plan warnings: "+strings.ReplaceAll(warningsText(n.Warnings), "\n", "; "))
+	}
 	hn.Tooltip = strings.Join(tip, "\n")
 	hn.Details = nodeDetails(q, n, share)
 	return hn
@@ -443,15 +520,6 @@ func percentText(share float64) string {
 		return "<1%"
 	}
 	return strconv.Itoa(int(math.Round(share*100))) + "%"
-}
-
-// clip shortens s to at most n characters with an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // fullObject is "[db].[schema].[table].[index] AS alias (kind)".
@@ -512,6 +580,15 @@ func nodeDetails(q *plan.QueryPlan, n *plan.RelOp, share float64) []htmlDetail {
 	add("Estimated rows per execution", FormatCount(n.EstimateRows))
 	add("Estimated executions", FormatCount(n.EstimatedExecutions()))
 	add("Estimated rows, all executions", FormatCount(n.EstimatedRowsAllExecutions()))
+	if n.EstimateRebinds+n.EstimateRewinds > 0 {
+		add("Estimated rebinds / rewinds", FormatCount(n.EstimateRebinds)+" / "+FormatCount(n.EstimateRewinds))
+	}
+	if n.AvgRowSize > 0 {
+		add("Row size", FormatCount(n.AvgRowSize)+" B")
+	}
+	if a := n.Access; a != nil && a.Element != "" && (strings.Contains(n.PhysicalOp, "Scan") || strings.Contains(n.PhysicalOp, "Seek") || n.IsLookup()) {
+		add("Ordered", strconv.FormatBool(a.Ordered))
+	}
 	if n.EstimateRowsWithoutRowGoal != nil {
 		add("Estimated rows without row goal", FormatCount(*n.EstimateRowsWithoutRowGoal))
 	}
@@ -524,6 +601,10 @@ func nodeDetails(q *plan.QueryPlan, n *plan.RelOp, share float64) []htmlDetail {
 	if rt := n.RunTime; rt != nil {
 		add("Actual rows (all threads)", FormatCount(float64(rt.ActualRows)))
 		add("Actual executions", FormatCount(float64(rt.ActualExecutions)))
+		add("Actual of estimated", actualOfEstimated(n))
+		if rt.ActualRebinds+rt.ActualRewinds > 0 {
+			add("Actual rebinds / rewinds", FormatCount(float64(rt.ActualRebinds))+" / "+FormatCount(float64(rt.ActualRewinds)))
+		}
 		if rt.HasRowsRead {
 			add("Actual rows read", FormatCount(float64(rt.ActualRowsRead)))
 		}

@@ -11,7 +11,7 @@ import (
 // Operator graph geometry, in SVG user units.
 const (
 	layoutNodeW  = 196
-	layoutNodeH  = 78
+	layoutNodeH  = 100
 	layoutColGap = 56
 	layoutRowGap = 18
 	layoutMargin = 16

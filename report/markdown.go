@@ -35,6 +35,9 @@ type MarkdownOptions struct {
 	FullReport string
 	// NoRedact keeps literals and parameter values.
 	NoRedact bool
+	// MinSeverity hides findings below it (0 shows all); the summary
+	// line still counts them.
+	MinSeverity rules.Severity
 }
 
 // Markdown writes a report for pull-request comments and job summaries: a
@@ -60,13 +63,16 @@ func Markdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 		if f.Error != nil {
 			continue
 		}
-		for _, x := range f.Findings {
+		for _, x := range visible(f, opt.MinSeverity) {
 			rows = append(rows, row{f, x})
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].x.Severity > rows[j].x.Severity })
 
 	header := markdownHeader(src)
+	if note := hiddenNote(src, opt.MinSeverity); note != "" {
+		header += "\n" + markdownCell(strings.ToUpper(note[:1])+note[1:]) + ".\n"
+	}
 	var tableRows, fixes []string
 	for _, rw := range rows {
 		tableRows = append(tableRows, markdownRow(rw.f, rw.x, opt))
@@ -122,16 +128,34 @@ func Markdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 			budget -= used
 			return n
 		}
-		nRows = take(tableRows, len(markdownTableHead))
+		// Failed inputs first (they are short), then as many findings as
+		// fit together with their fixes, so no shown finding loses its fix.
 		nFailed = take(failed, len(markdownFailedHead))
+		used, anyFix := 0, false
+		nRows = 0
+		for i, row := range tableRows {
+			need := len(row) + len(fixes[i])
+			if i == 0 {
+				need += len(markdownTableHead)
+			}
+			if fixes[i] != "" && !anyFix {
+				need += len(markdownFixesHead)
+			}
+			if used+need > budget {
+				break
+			}
+			used += need
+			anyFix = anyFix || fixes[i] != ""
+			nRows++
+		}
 		var shownFixes []string
 		for _, fx := range fixes[:nRows] {
 			if fx != "" {
 				shownFixes = append(shownFixes, fx)
 			}
 		}
-		nFixes = take(shownFixes, len(markdownFixesHead))
 		fixes = shownFixes
+		nFixes = len(fixes)
 	} else {
 		var all []string
 		for _, fx := range fixes {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -148,4 +149,50 @@ func TestMarkdownCap(t *testing.T) {
 func TestMarkdownGolden(t *testing.T) {
 	checkGolden(t, "queue.md", []byte(renderMarkdown(t, queueFixtureReport(t), MarkdownOptions{BaseDir: ".."})))
 	checkGolden(t, "explain.md", []byte(renderMarkdown(t, explainReport(), MarkdownOptions{})))
+}
+
+// TestMarkdownTruncationKeepsFixes: every finding a truncated report shows
+// keeps its fix (before, the table took the whole budget: "149 of 1012
+// findings, 0 of 641 fixes").
+func TestMarkdownTruncationKeepsFixes(t *testing.T) {
+	r := explainReport()
+	f := r.Files[0]
+	base := f.Findings
+	withFix := 0
+	for i := 0; i < 1000; i++ {
+		x := *base[i%len(base)]
+		x.Message = fmt.Sprintf("finding %d: %s", i, x.Message)
+		f.Findings = append(f.Findings, &x)
+	}
+	for _, x := range base {
+		if x.Fix != "" {
+			withFix++
+		}
+	}
+	if withFix == 0 {
+		t.Fatal("the sample report has no fix")
+	}
+	out := renderMarkdown(t, r, MarkdownOptions{MaxLength: 20000})
+	m := regexp.MustCompile(`: (\d+) of (\d+) findings, (\d+) of (\d+) fixes`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no counts in the truncation note:\n%s", out[len(out)-400:])
+	}
+	shownRows, shownFixes := 0, 0
+	fmt.Sscan(m[1], &shownRows)
+	fmt.Sscan(m[3], &shownFixes)
+	wantFixes := 0
+	// The rows shown are the first ones in severity order; count their fixes.
+	rows := append([]*Finding(nil), f.Findings...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Severity > rows[j].Severity })
+	for _, x := range rows[:shownRows] {
+		if x.Fix != "" {
+			wantFixes++
+		}
+	}
+	if shownRows == 0 || shownFixes != wantFixes {
+		t.Errorf("%d findings shown with %d fixes, want %d fixes", shownRows, shownFixes, wantFixes)
+	}
+	if got := strings.Count(out, "<details>"); got != shownFixes {
+		t.Errorf("%d fix sections, note says %d", got, shownFixes)
+	}
 }

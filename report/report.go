@@ -33,10 +33,13 @@ type File struct {
 
 // Statement summarises one statement of a plan.
 type Statement struct {
-	Batch       int    `json:"batch"`
-	StatementID int    `json:"statement_id"`
-	Element     string `json:"element"`
-	Type        string `json:"type"`
+	Batch       int `json:"batch"`
+	StatementID int `json:"statement_id"`
+	// Ordinal is the statement's 1-based position in the file; findings
+	// carry it, since a plan can repeat a StatementId.
+	Ordinal int    `json:"ordinal"`
+	Element string `json:"element"`
+	Type    string `json:"type"`
 	// Kind is "estimated" or "actual".
 	Kind                 string          `json:"kind"`
 	Nodes                int             `json:"nodes"`
@@ -162,6 +165,7 @@ func SummarizeStatement(s *plan.Statement, kind string) *Statement {
 	st := &Statement{
 		Batch:       s.Batch,
 		StatementID: s.ID,
+		Ordinal:     s.Ordinal,
 		Element:     s.Kind,
 		Type:        s.Type,
 		Kind:        kind,
@@ -184,6 +188,17 @@ func SummarizeStatement(s *plan.Statement, kind string) *Statement {
 		}
 	}
 	return st
+}
+
+// StatementOf is the statement a finding is about: the one with its
+// ordinal, or with its batch and StatementId when the finding has none.
+func (f *File) StatementOf(x *Finding) *Statement {
+	for _, s := range f.Statements {
+		if x.Ordinal > 0 && s.Ordinal == x.Ordinal || x.Ordinal == 0 && s.Batch == x.Batch && s.StatementID == x.StatementID {
+			return s
+		}
+	}
+	return nil
 }
 
 // Counts returns the number of findings per severity over all files.

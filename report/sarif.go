@@ -119,6 +119,7 @@ type sarifResult struct {
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Fingerprints        map[string]string `json:"fingerprints,omitempty"`
 	Properties          map[string]any    `json:"properties,omitempty"`
 }
 
@@ -176,10 +177,11 @@ func SARIF(w io.Writer, r *Report, opt SARIFOptions) error {
 func buildSARIF(r *Report, opt SARIFOptions) *sarifLog {
 	// Fingerprints come from the unredacted statement text, so redacting
 	// or not never changes an alert's identity.
-	fingerprints := map[*Finding]string{}
+	fingerprints := map[*Finding][2]string{}
 	for _, f := range r.Files {
+		texts := statementTexts(f)
 		for _, x := range f.Findings {
-			fingerprints[x] = findingFingerprint(f, x, opt.BaseDir)
+			fingerprints[x] = findingFingerprints(f, x, opt.BaseDir, texts)
 		}
 	}
 	src := r
@@ -226,7 +228,8 @@ func buildSARIF(r *Report, opt SARIFOptions) *sarifLog {
 				Level:               sarifLevel(x.Severity),
 				Message:             sarifText{Text: sarifMessage(f, x)},
 				Locations:           []sarifLocation{sarifFindingLocation(opt.BaseDir, f, x)},
-				PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprints[r.Files[fi].Findings[xi]]},
+				PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprints[r.Files[fi].Findings[xi]][0]},
+				Fingerprints:        map[string]string{"planlint/statement/v1": fingerprints[r.Files[fi].Findings[xi]][1]},
 				Properties:          findingProperties(f, x),
 			}
 			if i, ok := index[x.Code]; ok {
@@ -347,7 +350,7 @@ func sarifMessage(f *File, x *Finding) string {
 // planPlace is "stmt 1 node 3 Clustered Index Scan", with the batch when
 // the file has several.
 func planPlace(f *File, x *Finding) string {
-	p := Place(x.Batch, x.StatementID, x.NodeID, multiBatch(f))
+	p := f.FindingPlace(x)
 	if op := findingOperator(f, x); op != nil {
 		p += " " + op.DisplayName()
 	}
@@ -356,7 +359,7 @@ func planPlace(f *File, x *Finding) string {
 
 // findingProperties carries the plan coordinates and evidence.
 func findingProperties(f *File, x *Finding) map[string]any {
-	p := map[string]any{"rule": x.Rule, "batch": x.Batch, "statement_id": x.StatementID}
+	p := map[string]any{"rule": x.Rule, "batch": x.Batch, "statement_id": x.StatementID, "statement_ordinal": x.Ordinal}
 	if x.NodeID != nil {
 		p["node_id"] = *x.NodeID
 		if op := findingOperator(f, x); op != nil {
@@ -415,38 +418,44 @@ func sarifRegionOf(l *Location) *sarifRegion {
 	return reg
 }
 
-// findingFingerprint identifies a finding across runs without line
-// numbers: rule code, repository path, the statement's normalised text and
-// the node.
-func findingFingerprint(f *File, x *Finding, base string) string {
+// findingFingerprints identify a finding across runs without line
+// numbers. The first (partial) one hashes the rule code, repository path,
+// the statement's normalised text, which occurrence of that text in the
+// file it is (a plan can repeat a statement), and the node, so it survives
+// statements added elsewhere. The second adds the statement's ordinal in
+// the file, so it names exactly one statement.
+func findingFingerprints(f *File, x *Finding, base string, texts map[*Statement]normalisedText) [2]string {
 	path := f.Path
 	if x.Location != nil && x.Location.Path != "" {
 		path = x.Location.Path
 	}
-	text := ""
+	text, occurrence, ordinal := "", 0, x.Ordinal
 	if s := findingStatement(f, x); s != nil {
-		text = s.Text
+		text, occurrence, ordinal = texts[s].text, texts[s].occurrence, s.Ordinal
 	}
 	node := "-"
 	if x.NodeID != nil {
 		node = strconv.Itoa(*x.NodeID)
 	}
-	h := sha256.New()
-	for _, part := range []string{x.Code, displayPath(base, path), sqlscript.Fingerprint(text), node} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
+	hash := func(parts ...string) string {
+		h := sha256.New()
+		for _, part := range parts {
+			h.Write([]byte(part))
+			h.Write([]byte{0})
+		}
+		return hex.EncodeToString(h.Sum(nil)[:16])
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	partial := []string{x.Code, displayPath(base, path), text, node}
+	if occurrence > 1 {
+		partial = append(partial, strconv.Itoa(occurrence))
+	}
+	full := []string{x.Code, displayPath(base, path), text, node, strconv.Itoa(ordinal)}
+	return [2]string{hash(partial...), hash(full...)}
 }
 
 // findingStatement is the summary of the statement a finding is about.
 func findingStatement(f *File, x *Finding) *Statement {
-	for _, s := range f.Statements {
-		if s.Batch == x.Batch && s.StatementID == x.StatementID {
-			return s
-		}
-	}
-	return nil
+	return f.StatementOf(x)
 }
 
 // findingOperator is the operator a finding names, when the plan is kept.
@@ -517,4 +526,22 @@ func artifactURI(base, p string) string {
 		return (&url.URL{Scheme: "file", Path: d}).String()
 	}
 	return (&url.URL{Path: d}).String()
+}
+
+// normalisedText is a statement's normalised text and which occurrence of
+// that text in its file it is (1 for the first).
+type normalisedText struct {
+	text       string
+	occurrence int
+}
+
+func statementTexts(f *File) map[*Statement]normalisedText {
+	m := map[*Statement]normalisedText{}
+	seen := map[string]int{}
+	for _, s := range f.Statements {
+		t := sqlscript.Fingerprint(s.Text)
+		seen[t]++
+		m[s] = normalisedText{t, seen[t]}
+	}
+	return m
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -13,6 +14,12 @@ import (
 type TextOptions struct {
 	Color bool
 	Tree  bool // print each statement's operator tree after its findings
+	// MinSeverity hides findings below it (0 shows all); the summary
+	// still counts them.
+	MinSeverity rules.Severity
+	// ByLocation keeps each file's findings in plan order instead of
+	// worst first.
+	ByLocation bool
 }
 
 // styles are the colours of one render, enabled or not as a whole.
@@ -64,6 +71,37 @@ func Place(batch, statementID int, nodeID *int, multiBatch bool) string {
 	return b.String()
 }
 
+// StatementPlace is Place for a statement of f: "stmt 33#2" names the
+// second statement of its batch with StatementId 33, as real plans can
+// repeat one.
+func (f *File) StatementPlace(s *Statement, nodeID *int) string {
+	p := Place(s.Batch, s.StatementID, nil, multiBatch(f))
+	k, n := 0, 0
+	for _, o := range f.Statements {
+		if o.Batch == s.Batch && o.StatementID == s.StatementID {
+			n++
+			if o.Ordinal <= s.Ordinal {
+				k++
+			}
+		}
+	}
+	if n > 1 {
+		p += "#" + strconv.Itoa(k)
+	}
+	if nodeID != nil {
+		p += " node " + strconv.Itoa(*nodeID)
+	}
+	return p
+}
+
+// FindingPlace is where a finding sits, as StatementPlace.
+func (f *File) FindingPlace(x *Finding) string {
+	if s := f.StatementOf(x); s != nil {
+		return f.StatementPlace(s, x.NodeID)
+	}
+	return Place(x.Batch, x.StatementID, x.NodeID, multiBatch(f))
+}
+
 func multiBatch(f *File) bool {
 	for _, s := range f.Statements {
 		if s.Batch > 1 {
@@ -99,9 +137,13 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 			continue
 		}
 		mb := multiBatch(f)
-		for _, x := range f.Findings {
+		shown := visible(f, opt.MinSeverity)
+		if !opt.ByLocation {
+			shown = byImpact(f, shown)
+		}
+		for _, x := range shown {
 			printed = true
-			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), Place(x.Batch, x.StatementID, x.NodeID, mb),
+			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), f.FindingPlace(x),
 				st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 			if x.Fix != "" {
 				ew.printf("    %s %s\n", st.dim.Sprint("fix:"), x.Fix)
@@ -116,6 +158,9 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 		len(r.Files), plural(len(r.Files), "file"))
 	if n := r.Failed(); n > 0 {
 		summary += fmt.Sprintf(" (%d could not be analysed)", n)
+	}
+	if note := hiddenNote(r, opt.MinSeverity); note != "" {
+		summary += "; " + note
 	}
 	if printed {
 		ew.printf("\n")

@@ -55,14 +55,15 @@ func FormatCount(v float64) string {
 	return b.String()
 }
 
-// nodeFindings maps (statement, node) to the rule codes reported there.
-func nodeFindings(f *File) map[[3]int][]string {
-	m := map[[3]int][]string{}
+// nodeFindings maps (statement ordinal, node) to the rule codes reported
+// there.
+func nodeFindings(f *File) map[[2]int][]string {
+	m := map[[2]int][]string{}
 	for _, x := range f.Findings {
 		if x.NodeID == nil {
 			continue
 		}
-		k := [3]int{x.Batch, x.StatementID, *x.NodeID}
+		k := [2]int{statementOrdinal(f, x), *x.NodeID}
 		m[k] = append(m[k], x.Code)
 	}
 	return m
@@ -83,7 +84,7 @@ func writeTree(ew *errWriter, f *File, st styles, mb bool) bool {
 			continue
 		}
 		printed = true
-		ew.printf("\n%s  %s  %s  cost %s\n", st.bold.Sprint(Place(s.Batch, s.StatementID, nil, mb)), s.Type, s.Kind,
+		ew.printf("\n%s  %s  %s  cost %s\n", st.bold.Sprint(f.StatementPlace(s, nil)), s.Type, s.Kind,
 			strconv.FormatFloat(s.Cost, 'g', 4, 64))
 		for _, line := range propertyLines(s.Properties) {
 			ew.printf("  %s\n", st.dim.Sprint(line))
@@ -93,7 +94,7 @@ func writeTree(ew *errWriter, f *File, st styles, mb bool) bool {
 				ew.printf("  cursor %s\n", q.Label)
 			}
 			writeNode(ew, q.QueryPlan, q.Root, "  ", "", st, func(n *plan.RelOp) []string {
-				return marks[[3]int{s.Batch, s.StatementID, n.NodeID}]
+				return marks[[2]int{s.Ordinal, n.NodeID}]
 			})
 		}
 	}
@@ -169,4 +170,13 @@ func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch s
 		}
 		writeNode(ew, q, c, childIndent, br, st, marks)
 	}
+}
+
+// statementOrdinal is the ordinal of the statement a finding is about, -1
+// when the file has no such statement.
+func statementOrdinal(f *File, x *Finding) int {
+	if s := f.StatementOf(x); s != nil {
+		return s.Ordinal
+	}
+	return -1
 }
