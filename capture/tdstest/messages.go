@@ -68,10 +68,10 @@ func errBadResponse(err error) Message {
 }
 
 func changedDatabase(db string) Message {
-	return Message{Number: 5701, State: 2, Class: 0,
+	return Message{Number: 5701, State: 2, Class: 0, Line: 1,
 		Text: fmt.Sprintf("Changed database context to '%s'.", db)}
 }
 
 func changedLanguage() Message {
-	return Message{Number: 5703, State: 1, Class: 0, Text: "Changed language setting to us_english."}
+	return Message{Number: 5703, State: 1, Class: 0, Line: 1, Text: "Changed language setting to us_english."}
 }

@@ -450,9 +450,9 @@ func (c *conn) loginRequest(m message) bool {
 		msg := ErrLoginFailed(l.UserName)
 		msg.Text += " This server accepts SQL authentication only."
 		return fail(msg)
-	case l.FeatureExt:
+	case hasFeature(l.Features, FeatureFedAuth):
 		msg := ErrLoginFailed(l.UserName)
-		msg.Text += " This server does not support LOGIN7 feature extensions (Always Encrypted, Azure AD)."
+		msg.Text += " This server does not support federated (Azure AD) authentication."
 		return fail(msg)
 	case cfg.Password != "" && l.Password != cfg.Password:
 		return fail(ErrLoginFailed(l.UserName))
@@ -489,7 +489,10 @@ func (c *conn) loginRequest(m message) bool {
 	w.envCollationChange()
 	w.envChangeStrings(envLanguage, "us_english", "")
 	w.message(tokenInfo, changedLanguage(), cfg.ServerName)
-	w.loginAck()
+	w.loginAck(ackVersion(l.TDSVersion))
+	if acks := featureAcks(l.Features); l.FeatureExt {
+		w.featureExtAck(acks)
+	}
 	w.envPacketSizeChange(size)
 	w.done(tokenDone, 0, CmdNone, 0)
 	ok := c.write(w.buf)
@@ -646,6 +649,15 @@ func (c *conn) reset(w *writer, keepTran bool) {
 		w.envChangeStrings(envDatabase, s.Database, c.sess.Database)
 	}
 	c.setSession(s)
+}
+
+func hasFeature(fs []Feature, id byte) bool {
+	for _, f := range fs {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func isExecuteSQL(call rpcCall) bool {

@@ -107,13 +107,6 @@ func TestLoginFailures(t *testing.T) {
 			wantMsg: "SQL authentication only",
 		},
 		{
-			name:    "feature extension (Always Encrypted)",
-			cfg:     Config{},
-			params:  url.Values{"columnencryption": {"true"}},
-			wantNum: 18456,
-			wantMsg: "feature extensions",
-		},
-		{
 			name:    "unknown database",
 			cfg:     Config{Databases: []string{"master", "Queues"}},
 			params:  url.Values{"database": {"Nope"}},

@@ -1,0 +1,210 @@
+package tdstest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawClient speaks TDS to the server byte by byte, the way clients other
+// than go-mssqldb (tedious, FreeTDS) do.
+type rawClient struct {
+	t  *testing.T
+	nc net.Conn
+}
+
+func dialRaw(t *testing.T, s *Server) *rawClient {
+	t.Helper()
+	nc, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.SetDeadline(time.Now().Add(testTimeout))
+	t.Cleanup(func() { nc.Close() })
+	return &rawClient{t: t, nc: nc}
+}
+
+func (c *rawClient) send(typ, status byte, body []byte) {
+	c.t.Helper()
+	out := packetize(typ, body, 4096)
+	out[1] |= status
+	if _, err := c.nc.Write(out); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// readMsg reads one reply message (packets up to end of message).
+func (c *rawClient) readMsg() []byte {
+	c.t.Helper()
+	m, err := readMessage(c.nc)
+	if err != nil {
+		c.t.Fatalf("reading reply: %v", err)
+	}
+	if m.typ != packetReply {
+		c.t.Fatalf("reply packet type 0x%02X, want 0x04", m.typ)
+	}
+	return m.body
+}
+
+// preloginBody is a PRELOGIN with VERSION and ENCRYPTION=enc.
+func preloginBody(enc byte) []byte {
+	return []byte{preloginVersion, 0, 11, 0, 6, preloginEncryption, 0, 17, 0, 1, preloginTerminator,
+		1, 0, 0, 0, 0, 0, enc}
+}
+
+// withFeatures adds a FeatureExt block to a LOGIN7 record.
+func withFeatures(b []byte, version uint32, fs ...Feature) []byte {
+	b = append([]byte(nil), b...)
+	binary.LittleEndian.PutUint32(b[4:], version)
+	b[27] |= flag3Extension
+	binary.LittleEndian.PutUint16(b[56:], uint16(len(b)))
+	binary.LittleEndian.PutUint16(b[58:], 4)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(b)+4))
+	for _, f := range fs {
+		b = append(b, f.ID)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(f.Data)))
+		b = append(b, f.Data...)
+	}
+	b = append(b, featureTerminator)
+	binary.LittleEndian.PutUint32(b, uint32(len(b)))
+	return b
+}
+
+// token is one token of a reply, with its body.
+type token struct {
+	typ  byte
+	body []byte
+}
+
+// splitTokens walks the tokens the server emits.
+func splitTokens(t *testing.T, b []byte) []token {
+	t.Helper()
+	var out []token
+	for len(b) > 0 {
+		typ := b[0]
+		var n int
+		switch typ {
+		case tokenDone, tokenDoneProc, tokenDoneInProc:
+			n = 1 + 12
+		case tokenReturnStatus:
+			n = 1 + 4
+		case tokenEnvChange, tokenInfo, tokenError, tokenLoginAck:
+			n = 3 + int(binary.LittleEndian.Uint16(b[1:]))
+		case tokenFeatureExtAck:
+			n = 1
+			for b[n] != featureTerminator {
+				n += 5 + int(binary.LittleEndian.Uint32(b[n+1:]))
+			}
+			n++
+		default:
+			t.Fatalf("splitTokens: token 0x%02X not walked (rest % X)", typ, b)
+		}
+		out = append(out, token{typ, b[:n]})
+		b = b[n:]
+	}
+	return out
+}
+
+func tokenTypes(ts []token) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, fmt.Sprintf("%02X", t.typ))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestLoginWithFeatureExt is a tedious/FreeTDS-style login: TDS 7.3 or 7.4
+// with a FeatureExt block holding UTF8_SUPPORT. SQL Server accepts it,
+// acknowledges the features it knows and echoes the client's TDS version.
+func TestLoginWithFeatureExt(t *testing.T) {
+	tests := []struct {
+		name     string
+		version  uint32
+		features []Feature
+		wantAck  []byte // FEATUREEXTACK token, nil when none is expected
+	}{
+		{"tedious TDS 7.4 UTF8_SUPPORT", 0x74000004, []Feature{{ID: FeatureUTF8Support}},
+			[]byte{tokenFeatureExtAck, FeatureUTF8Support, 1, 0, 0, 0, 1, featureTerminator}},
+		{"FreeTDS TDS 7.3", 0x730B0003, nil, []byte{tokenFeatureExtAck, featureTerminator}},
+		{"unknown feature and session recovery not acknowledged", 0x74000004,
+			[]Feature{{ID: 0x42, Data: []byte{1, 2}}, {ID: FeatureSessionRecovery}, {ID: FeatureUTF8Support}},
+			[]byte{tokenFeatureExtAck, FeatureUTF8Support, 1, 0, 0, 0, 1, featureTerminator}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Start(t, Config{Database: "Queues"})
+			c := dialRaw(t, s)
+			c.send(packetPrelogin, 0, preloginBody(EncryptNotSup))
+			c.readMsg()
+			c.send(packetLogin7, 0, withFeatures(login7("sa", "pw", "", flag2ODBC), tt.version, tt.features...))
+			toks := splitTokens(t, c.readMsg())
+			if got, want := tokenTypes(toks), "E3 AB E3 E3 AB AD AE E3 FD"; got != want {
+				t.Fatalf("login reply tokens = %s, want %s", got, want)
+			}
+			if !bytes.Equal(toks[6].body, tt.wantAck) {
+				t.Errorf("FEATUREEXTACK = % X, want % X", toks[6].body, tt.wantAck)
+			}
+			ack := toks[5].body
+			if v := binary.BigEndian.Uint32(ack[4:]); v != tt.version {
+				t.Errorf("LOGINACK TDS version = %08X, want the client's %08X", v, tt.version)
+			}
+			if n := int(ack[8]); n != 22 || fromUCS2(ack[9:9+2*n]) != "Microsoft SQL Server\x00\x00" {
+				t.Errorf("LOGINACK ProgName has %d characters %q, want 22 (name and two NULs)", n, fromUCS2(ack[9:9+2*n]))
+			}
+			for _, i := range []int{1, 4} { // INFO 5701 and 5703
+				if line := binary.LittleEndian.Uint32(toks[i].body[len(toks[i].body)-4:]); line != 1 {
+					t.Errorf("INFO token %d line number = %d, want 1", i, line)
+				}
+			}
+			pkt := toks[7].body
+			if pkt[3] != envPacketSize {
+				t.Fatalf("ENVCHANGE after FEATUREEXTACK has type %d, want packet size", pkt[3])
+			}
+			if got, want := pkt[4:], append([]byte{3}, append(toUCS2("512"), append([]byte{4}, toUCS2("4096")...)...)...); !bytes.Equal(got, want) {
+				t.Errorf("packet-size ENVCHANGE values = % X, want new 512, old 4096", got)
+			}
+			l := s.Requests()[1].Login
+			if !l.FeatureExt || len(l.Features) != len(tt.features) {
+				t.Errorf("recorded features = %+v, want %d", l.Features, len(tt.features))
+			}
+		})
+	}
+}
+
+// TestFeatureExtParseErrors: a broken FeatureExt block is a protocol error
+// with a specific message, not a panic.
+func TestFeatureExtParseErrors(t *testing.T) {
+	good := withFeatures(login7("sa", "pw", "", 0), 0x74000004, Feature{ID: FeatureUTF8Support, Data: []byte{9}})
+	tests := []struct {
+		name  string
+		patch func([]byte) []byte
+		want  string
+	}{
+		{"no terminator", func(b []byte) []byte {
+			b = b[:len(b)-1]
+			binary.LittleEndian.PutUint32(b, uint32(len(b)))
+			return b
+		}, "no 0xFF terminator"},
+		{"length beyond record", func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[len(b)-6:], 1000)
+			return b
+		}, "says 1000 bytes"},
+		{"offset outside", func(b []byte) []byte { binary.LittleEndian.PutUint16(b[56:], 0xFFF0); return b }, "ibExtension"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseLogin7(tt.patch(append([]byte(nil), good...)))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	l, err := parseLogin7(good)
+	if err != nil || len(l.Features) != 1 || l.Features[0].ID != FeatureUTF8Support || !bytes.Equal(l.Features[0].Data, []byte{9}) {
+		t.Fatalf("parseLogin7 = %+v, %v", l.Features, err)
+	}
+}
