@@ -208,3 +208,171 @@ func TestFeatureExtParseErrors(t *testing.T) {
 		t.Fatalf("parseLogin7 = %+v, %v", l.Features, err)
 	}
 }
+
+func nvarcharParam(name, v string) []byte {
+	b := toUCS2(v)
+	return param(name, 0, cat([]byte{tNVarChar}, le16(uint16(len(b))), collation, le16(uint16(len(b))), b)...)
+}
+
+func varcharParam(name, v string) []byte {
+	return param(name, 0, cat([]byte{tBigVarChar}, le16(uint16(len(v))), collation, le16(uint16(len(v))), []byte(v))...)
+}
+
+func intParam(name string, v int32) []byte {
+	return param(name, 0, cat([]byte{tIntN, 4, 4}, le32(uint32(v)))...)
+}
+
+// TestExecuteSQLParameterNames: SQL Server's names for sp_executesql's
+// parameters are @statement and @parameters (tedious sends them), the
+// documented @stmt/@params work, unnamed ones go by position.
+func TestExecuteSQLParameterNames(t *testing.T) {
+	tests := []struct {
+		name         string
+		params       [][]byte
+		stmt, decl   string
+		wantBadParam string
+	}{
+		{"tedious names", [][]byte{nvarcharParam("@statement", "SELECT @a"), nvarcharParam("@params", "@a int"), intParam("@a", 1)}, "SELECT @a", "@a int", ""},
+		{"SQL Server names", [][]byte{nvarcharParam("@statement", "SELECT @a"), nvarcharParam("@parameters", "@a int"), intParam("@a", 1)}, "SELECT @a", "@a int", ""},
+		{"documented names", [][]byte{nvarcharParam("@stmt", "SELECT @a"), nvarcharParam("@params", "@a int"), intParam("@a", 1)}, "SELECT @a", "@a int", ""},
+		{"positional", [][]byte{nvarcharParam("", "SELECT @a"), nvarcharParam("", "@a int"), intParam("@a", 1)}, "SELECT @a", "@a int", ""},
+		{"varchar statement", [][]byte{varcharParam("@stmt", "SELECT 1")}, "SELECT 1", "", "@statement"},
+		{"varchar declaration", [][]byte{nvarcharParam("", "SELECT @a"), varcharParam("", "@a int"), intParam("@a", 1)}, "SELECT @a", "@a int", "@parameters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			call, err := parseRPC(rpcByName("sp_executesql", tt.params...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmt, decl, bad := executeSQLText(call.params)
+			if stmt != tt.stmt || decl != tt.decl || bad != tt.wantBadParam {
+				t.Errorf("executeSQLText = %q, %q, bad %q; want %q, %q, bad %q", stmt, decl, bad, tt.stmt, tt.decl, tt.wantBadParam)
+			}
+		})
+	}
+}
+
+// loggedIn is a raw client past PRELOGIN and LOGIN7.
+func loggedIn(t *testing.T, s *Server) *rawClient {
+	t.Helper()
+	c := dialRaw(t, s)
+	c.send(packetPrelogin, 0, preloginBody(EncryptNotSup))
+	c.readMsg()
+	c.send(packetLogin7, 0, login7("sa", "pw", "", flag2ODBC))
+	c.readMsg()
+	return c
+}
+
+// TestVarcharStatementIsError214: SQL Server rejects a varchar statement
+// with error 214 without running anything; the handler is not asked.
+func TestVarcharStatementIsError214(t *testing.T) {
+	s := Start(t, Config{Handler: func(Session, *Request) *Response {
+		t.Error("handler called for a varchar @stmt")
+		return NewResponse()
+	}})
+	c := loggedIn(t, s)
+	c.send(packetRPC, 0, rpcByName("sp_executesql", varcharParam("@stmt", "SELECT 1")))
+	toks := splitTokens(t, c.readMsg())
+	if got := tokenTypes(toks); got != "AA 79 FE" {
+		t.Fatalf("reply tokens = %s, want ERROR RETURNSTATUS DONEPROC", got)
+	}
+	if n := binary.LittleEndian.Uint32(toks[0].body[3:]); n != 214 {
+		t.Errorf("error number = %d, want 214", n)
+	}
+	if !strings.Contains(fromUCS2(toks[0].body[11:]), "@statement") {
+		t.Errorf("error text does not name @statement")
+	}
+	if st := binary.LittleEndian.Uint16(toks[2].body[1:]); st&doneError == 0 {
+		t.Errorf("DONEPROC status %04X lacks DONE_ERROR", st)
+	}
+}
+
+// TestNamedTransactionKeepsConnection: a named BEGIN TRANSACTION from the
+// Transaction Manager (byte-length name) is answered, not dropped.
+func TestNamedTransactionKeepsConnection(t *testing.T) {
+	s := Start(t, Config{})
+	c := loggedIn(t, s)
+	c.send(packetTransMgr, 0, cat(allHeaders(0), le16(tmBegin), []byte{0, 6}, toUCS2("abc")))
+	toks := splitTokens(t, c.readMsg())
+	if got := tokenTypes(toks); got != "E3 FD" || toks[0].body[3] != envBeginTran {
+		t.Fatalf("reply tokens = %s, want ENVCHANGE(begin) DONE", got)
+	}
+	c.send(packetTransMgr, 0, cat(allHeaders(0), le16(tmRollback), []byte{6}, toUCS2("abc"), []byte{0}))
+	if got := tokenTypes(splitTokens(t, c.readMsg())); got != "E3 FD" {
+		t.Fatalf("rollback reply tokens = %s", got)
+	}
+	var names []string
+	for _, r := range requestsOf(s.Requests(), 0, KindTransaction) {
+		names = append(names, r.Transaction.Op+" "+r.Transaction.Name)
+	}
+	if strings.Join(names, ",") != "begin abc,rollback abc" {
+		t.Errorf("recorded transactions = %q", names)
+	}
+}
+
+// TestWireDetailsAsRealServers checks the byte-level details real SQL
+// Server traffic shows.
+func TestWireDetailsAsRealServers(t *testing.T) {
+	t.Run("column flags", func(t *testing.T) {
+		for _, tt := range []struct {
+			col  Column
+			want uint16
+		}{
+			{Int("a"), 0x0009},
+			{Int("a").NotNull(), 0x0008},
+			{Int("a").Expression(), 0x0021},
+			{Int("a").NotNull().Expression(), 0x0020},
+			{ShowplanColumn(), 0x0021},
+		} {
+			var w writer
+			tt.col.writeMeta(&w)
+			if got := binary.LittleEndian.Uint16(w.buf[4:]); got != tt.want {
+				t.Errorf("%s flags = %04X, want %04X", tt.col.Name, got, tt.want)
+			}
+		}
+	})
+	t.Run("RETURNVALUE status and flags", func(t *testing.T) {
+		var w writer
+		if err := w.returnValue(2, returnValue{name: "@x", col: Int(""), value: int64(5)}); err != nil {
+			t.Fatal(err)
+		}
+		// token, ordinal(2), name(1+4), status(1), usertype(4), flags(2)
+		if status, flags := w.buf[8], binary.LittleEndian.Uint16(w.buf[13:]); status != 0x01 || flags != 0 {
+			t.Errorf("RETURNVALUE status %02X flags %04X, want 01 and 0000", status, flags)
+		}
+	})
+	t.Run("RETURNSTATUS after an error", func(t *testing.T) {
+		var w writer
+		resp := NewResponse().Error(ErrInvalidObject("dbo.Nope"), Message{Number: 8180, Class: 16, Text: "Statement(s) could not be prepared."})
+		if _, err := resp.encode(&w, encodeContext{rpc: true}); err != nil {
+			t.Fatal(err)
+		}
+		toks := splitTokens(t, w.buf)
+		if got := tokenTypes(toks); got != "AA AA 79 FE" {
+			t.Fatalf("tokens %s", got)
+		}
+		if v := binary.LittleEndian.Uint32(toks[2].body[1:]); v != 8180 {
+			t.Errorf("RETURNSTATUS = %d, want 8180 (the last error)", v)
+		}
+		w.buf = nil
+		if _, err := NewResponse().Error(ErrInvalidObject("x")).ReturnStatus(-6).encode(&w, encodeContext{rpc: true}); err != nil {
+			t.Fatal(err)
+		}
+		if v := int32(binary.LittleEndian.Uint32(splitTokens(t, w.buf)[1].body[1:])); v != -6 {
+			t.Errorf("explicit RETURNSTATUS = %d, want -6", v)
+		}
+	})
+	t.Run("NOCOUNT clears DONE_COUNT", func(t *testing.T) {
+		for _, noCount := range []bool{false, true} {
+			var w writer
+			if _, err := NewResponse().RowCount(CmdUpdate, 3).encode(&w, encodeContext{noCount: noCount}); err != nil {
+				t.Fatal(err)
+			}
+			status := binary.LittleEndian.Uint16(w.buf[1:])
+			if got := status&doneCount != 0; got == noCount {
+				t.Errorf("NOCOUNT %v: DONE status %04X", noCount, status)
+			}
+		}
+	})
+}

@@ -75,3 +75,10 @@ func changedDatabase(db string) Message {
 func changedLanguage() Message {
 	return Message{Number: 5703, State: 1, Class: 0, Line: 1, Text: "Changed language setting to us_english."}
 }
+
+// errParamType is error 214, raised by sp_executesql for a statement or
+// declaration that is not ntext, nchar or nvarchar.
+func errParamType(name string) Message {
+	return Message{Number: 214, State: 2, Class: 16, Proc: "sp_executesql", Line: 1,
+		Text: fmt.Sprintf("Procedure expects parameter '%s' of type 'ntext/nchar/nvarchar'.", name)}
+}

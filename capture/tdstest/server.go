@@ -509,6 +509,7 @@ func (c *conn) request(m message) bool {
 	}
 	req.Session = c.sess
 	var parseErr error
+	var badParam string // sp_executesql parameter of the wrong type
 	switch m.typ {
 	case packetSQLBatch:
 		req.Kind = KindBatch
@@ -519,7 +520,7 @@ func (c *conn) request(m message) bool {
 		call, parseErr = parseRPC(m.body)
 		req.Proc, req.ProcID, req.Params, req.TransactionID = call.proc, call.procID, call.params, call.tranID
 		if isExecuteSQL(call) {
-			req.SQL, req.ParamDecl = executeSQLText(call.params)
+			req.SQL, req.ParamDecl, badParam = executeSQLText(call.params)
 		}
 	case packetTransMgr:
 		req.Kind = KindTransaction
@@ -546,6 +547,10 @@ func (c *conn) request(m message) bool {
 		if c.sessionBatch(&w, req.SQL) {
 			c.srv.recordAfter(seq, c.sess)
 			return c.write(w.buf)
+		}
+	case KindRPC:
+		if badParam != "" {
+			return c.respond(w, &req, NewResponse().Error(errParamType(badParam)))
 		}
 	}
 	resp := c.callHandler(&req)
@@ -600,12 +605,14 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 		}
 	}
 	start := len(w.buf)
-	metaEnd, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params)
+	ec := encodeContext{rpc: req.Kind == KindRPC, inXact: req.Session.TranCount > 0, noCount: req.Session.NoCount,
+		server: c.srv.cfg.ServerName, params: req.Params}
+	metaEnd, err := resp.encode(&w, ec)
 	if err != nil {
 		c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("response to %s: %v", req.Describe(), err))
 		w.buf = w.buf[:start]
 		resp = NewResponse().Error(errBadResponse(err))
-		if _, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params); err != nil {
+		if _, err := resp.encode(&w, ec); err != nil {
 			return false
 		}
 		return c.write(w.buf)
@@ -671,19 +678,44 @@ func isExecuteSQL(call rpcCall) bool {
 	return strings.Trim(name, "[]") == "sp_executesql"
 }
 
-// executeSQLText finds sp_executesql's @stmt and @params, by name or position.
-func executeSQLText(params []Param) (stmt, decl string) {
+// executeSQLText finds sp_executesql's statement and declaration: the
+// parameters named @statement and @parameters (SQL Server's names; @stmt
+// and @params as documented), else the first two when unnamed. bad is the name of the
+// first of them that is not a Unicode string (error 214).
+func executeSQLText(params []Param) (stmt, decl, bad string) {
+	si, di := -1, -1
 	for i, p := range params {
-		s, _ := p.Value.(string)
 		switch {
-		case strings.EqualFold(p.Name, "@stmt"), p.Name == "" && i == 0:
-			stmt = s
-		case strings.EqualFold(p.Name, "@params"), p.Name == "" && i == 1:
-			decl = s
+		case strings.EqualFold(p.Name, "@statement"), strings.EqualFold(p.Name, "@stmt"):
+			si = i
+		case strings.EqualFold(p.Name, "@parameters"), strings.EqualFold(p.Name, "@params"):
+			di = i
 		}
 	}
-	return stmt, decl
+	if si < 0 && len(params) > 0 && params[0].Name == "" {
+		si = 0
+	}
+	if di < 0 && len(params) > 1 && params[1].Name == "" {
+		di = 1
+	}
+	for _, x := range []struct {
+		at   int
+		name string
+		dst  *string
+	}{{si, "@statement", &stmt}, {di, "@parameters", &decl}} {
+		if x.at < 0 {
+			continue
+		}
+		p := params[x.at]
+		if p.Value != nil && !isUnicodeType(p.TypeID) && bad == "" {
+			bad = x.name
+		}
+		*x.dst, _ = p.Value.(string)
+	}
+	return stmt, decl, bad
 }
+
+func isUnicodeType(id byte) bool { return id == tNVarChar || id == tNChar || id == 0x63 }
 
 // doneList writes statement DONE tokens with DONE_MORE and clears it on
 // the last one when the batch ends.

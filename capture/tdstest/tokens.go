@@ -167,8 +167,8 @@ func (w *writer) returnValue(ordinal int, rv returnValue) error {
 	w.u8(tokenReturnValue)
 	w.u16(uint16(ordinal))
 	w.bVarChar(rv.name)
-	w.u8(0x01) // output parameter
-	rv.col.writeTypeInfo(w)
+	w.u8(0x01)                      // status: output parameter
+	rv.col.writeTypeInfoFlags(w, 0) // real servers send flags 0x0000 here
 	if rv.value == nil {
 		return rv.col.writeNull(w)
 	}
