@@ -132,7 +132,7 @@ func TestRPCByName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Estimated: plan, RPCPlan: true}.Handler()})
+			srv := queueServer(t, capturetest.Config{RPCPlan: true, Statement: capturetest.Answer{Estimated: plan}.Handler()})
 			s := openSession(t, srv, SessionOptions{})
 			req := tt.req(t)
 			res, err := s.Explain(testContext(t), req, CaptureOptions{})
@@ -235,7 +235,7 @@ func TestForcedParameterization(t *testing.T) {
 
 	t.Run("emulated", func(t *testing.T) {
 		srv := queueServer(t, capturetest.Config{Template: templateFn,
-			Statement: capturetest.Answer{Estimated: emulated, RPCPlan: true}.Handler()})
+			RPCPlan: true, Statement: capturetest.Answer{Estimated: emulated}.Handler()})
 		s := openSession(t, srv, SessionOptions{})
 		req := fixtureRequest(t, "forced")
 		res, err := s.Explain(testContext(t), req, CaptureOptions{Parameterization: EmulateForced})
@@ -342,7 +342,7 @@ func TestCatalogFactsInOneBatch(t *testing.T) {
 	pending.Size = &catalog.IndexSize{Rows: 60_000, UsedPages: 193}
 	pending.Statistics = &catalog.StatisticsFacts{LastUpdated: "2025-11-01T02:00:14.87", Rows: 200, RowsSampled: 200, ModificationCounter: 61_500}
 	srv := queueServer(t, capturetest.Config{Catalog: cat,
-		Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/claim-racy.sqlplan"), RPCPlan: true}.Handler()})
+		RPCPlan: true, Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/claim-racy.sqlplan")}.Handler()})
 	s := openSession(t, srv, SessionOptions{})
 	req := fixtureRequest(t, "claim-racy")
 	for i := 0; i < 2; i++ {

@@ -62,7 +62,7 @@ func emulatedForcedPlan(t *testing.T) string {
 
 func estimated(name string, rpcPlan bool) func(t *testing.T) capturetest.Config {
 	return func(t *testing.T) capturetest.Config {
-		return capturetest.Config{Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/"+name+".sqlplan"), RPCPlan: rpcPlan}.Handler()}
+		return capturetest.Config{RPCPlan: rpcPlan, Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/"+name+".sqlplan")}.Handler()}
 	}
 }
 
@@ -81,7 +81,8 @@ func queueScenarios() []scenario {
 		{name: "forced-emulated", sql: "fixtures/queue/forced.sql", args: []string{"--parameterization", "forced"}, cfg: func(t *testing.T) capturetest.Config {
 			return capturetest.Config{
 				Template:  func(string) (string, string, *tdstest.Message) { return forcedTemplate, "@0 int", nil },
-				Statement: capturetest.Answer{Estimated: emulatedForcedPlan(t), RPCPlan: true}.Handler(),
+				RPCPlan:   true,
+				Statement: capturetest.Answer{Estimated: emulatedForcedPlan(t)}.Handler(),
 			}
 		}},
 		{name: "local-variable", sql: "fixtures/queue/local-variable.sql", cfg: estimated("local-variable", false)},

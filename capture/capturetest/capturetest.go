@@ -46,6 +46,11 @@ type Config struct {
 	User, Password string
 	// RejectLogin fails logins (error 18456).
 	RejectLogin func(tdstest.Login) bool
+	// RPCPlan lets an sp_executesql RPC under SHOWPLAN_XML reach Statement,
+	// which then returns a plan ("variant A"). By default the server answers
+	// it as SQL Server does, with no plan, and capture falls back to the
+	// temporary procedure.
+	RPCPlan bool
 }
 
 // Start starts a fake server for the test, closed at cleanup (which fails
@@ -57,7 +62,7 @@ func Start(t testing.TB, cfg Config) *tdstest.Server {
 		db = "WorkDb"
 	}
 	return tdstest.Start(t, tdstest.Config{Handler: Handler(cfg), Database: db, User: cfg.User,
-		Password: cfg.Password, RejectLogin: cfg.RejectLogin})
+		Password: cfg.Password, RejectLogin: cfg.RejectLogin, PlanForRPC: cfg.RPCPlan})
 }
 
 // Marker comments of the batches package capture sends.
@@ -294,13 +299,10 @@ func splitType(decl string) (name string, prec, scale int) {
 // Answer answers the captured statement the way a real server would,
 // refusing to run it unless a plan is being captured.
 type Answer struct {
-	// Estimated is the document returned under SHOWPLAN_XML.
+	// Estimated is the document returned under SHOWPLAN_XML: for a batch,
+	// for an RPC when the server passes it on (Config.RPCPlan), and wrapped
+	// in the procedure for the EXEC of the probe procedure.
 	Estimated string
-	// RPCPlan makes an RPC under SHOWPLAN_XML return Estimated ("variant
-	// A"); otherwise it returns no result set ("variant B", likely on a
-	// real server) and the EXEC of the probe procedure gets Estimated
-	// wrapped in the procedure.
-	RPCPlan bool
 	// Actual is the document returned under STATISTICS XML inside a
 	// transaction; Rows are the statement's own rows (nil: a DML row count).
 	Actual string
@@ -327,8 +329,6 @@ func (a Answer) Handler() tdstest.Handler {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 50000, Class: 16, Text: err.Error()})
 			}
 			resp = tdstest.EstimatedPlan(wrapped)
-		case s.ShowplanXML && r.Kind == tdstest.KindRPC && !a.RPCPlan:
-			resp = tdstest.NoPlan()
 		case s.ShowplanXML:
 			resp = tdstest.EstimatedPlan(a.Estimated)
 		case s.StatisticsXML && s.TranCount > 0 && a.Rows != nil:

@@ -82,3 +82,10 @@ func errParamType(name string) Message {
 	return Message{Number: 214, State: 2, Class: 16, Proc: "sp_executesql", Line: 1,
 		Text: fmt.Sprintf("Procedure expects parameter '%s' of type 'ntext/nchar/nvarchar'.", name)}
 }
+
+// errShowplanNotEmulated refuses SET SHOWPLAN_ALL / SHOWPLAN_TEXT ON: this
+// server returns XML plans only. The request is recorded as unhandled.
+func errShowplanNotEmulated(option string) Message {
+	return Message{Number: UnhandledNumber, State: 3, Class: 16, Line: 1,
+		Text: fmt.Sprintf("tdstest: SET %s ON is not emulated; only SET SHOWPLAN_XML returns plans here", option)}
+}

@@ -39,6 +39,11 @@ type Config struct {
 	Databases []string
 	// ServerName appears in ERROR and INFO tokens (default "tdstest").
 	ServerName string
+	// PlanForRPC passes an sp_executesql RPC under SHOWPLAN_XML ON to the
+	// Handler, which may answer it with a plan ("variant A"). By default the
+	// server answers it itself as SQL Server does: no result set, only
+	// RETURNSTATUS and DONEPROC.
+	PlanForRPC bool
 }
 
 // ProtocolError is a malformed or unexpected client message, or a response
@@ -544,13 +549,23 @@ func (c *conn) request(m message) bool {
 		c.srv.recordAfter(seq, c.sess)
 		return c.write(w.buf)
 	case KindBatch:
-		if c.sessionBatch(&w, req.SQL) {
+		answered, after := c.batch(&w, &req)
+		if answered {
 			c.srv.recordAfter(seq, c.sess)
 			return c.write(w.buf)
 		}
+		resp := c.callHandler(&req)
+		c.setSession(after)
+		c.srv.recordAfter(seq, after)
+		return c.respond(w, &req, resp)
 	case KindRPC:
 		if badParam != "" {
 			return c.respond(w, &req, NewResponse().Error(errParamType(badParam)))
+		}
+		if req.Session.ShowplanXML && isExecuteSQL(rpcCall{proc: req.Proc, procID: req.ProcID}) && !c.srv.cfg.PlanForRPC {
+			// SQL Server returns no plan for sp_executesql under SHOWPLAN_XML
+			// and runs nothing.
+			return c.respond(w, &req, NoPlan())
 		}
 	}
 	resp := c.callHandler(&req)
@@ -736,108 +751,6 @@ func (d *doneList) finish(w *writer) {
 	}
 	at := d.at[len(d.at)-1] + 1
 	w.buf[at] &^= byte(doneMore)
-}
-
-// sessionBatch runs batches made only of session statements, writing the
-// reply. It reports false when the batch is for the handler.
-func (c *conn) sessionBatch(w *writer, sql string) bool {
-	server := c.srv.cfg.ServerName
-	if mentionsShowplanSet(sql) && !showplanAlone(sql) {
-		w.message(tokenError, ErrShowplanNotAlone(), server)
-		w.done(tokenDone, doneError, CmdNone, 0)
-		return true
-	}
-	stmts, ok := parseSessionBatch(sql)
-	if !ok {
-		return false
-	}
-	s := c.sess
-	var dones doneList
-	fail := func(m Message) {
-		w.message(tokenError, m, server)
-		dones.add(w, doneError, CmdNone, 0, s.TranCount > 0)
-	}
-	for _, st := range stmts {
-		cmd := CmdSetOff
-		if st.on {
-			cmd = CmdSetOn
-		}
-		switch st.kind {
-		case stmtSet:
-			for _, name := range st.options {
-				switch name {
-				case "NOCOUNT":
-					s.NoCount = st.on
-				case "XACT_ABORT":
-					s.XactAbort = st.on
-				default:
-					*s.Options.field(name) = st.on
-				}
-			}
-			dones.add(w, 0, cmd, 0, s.TranCount > 0)
-		case stmtShowplan:
-			s.ShowplanXML = st.on
-			dones.add(w, 0, cmd, 0, s.TranCount > 0)
-		case stmtStatisticsXML:
-			s.StatisticsXML = st.on
-			dones.add(w, 0, cmd, 0, s.TranCount > 0)
-		case stmtBegin:
-			c.begin(w, &s)
-			dones.add(w, 0, CmdBeginTran, 0, true)
-		case stmtCommit:
-			if s.TranCount == 0 {
-				fail(errNoBeginCommit())
-				continue
-			}
-			c.commit(w, &s)
-			dones.add(w, 0, CmdEndTran, 0, s.TranCount > 0)
-		case stmtRollback:
-			if s.TranCount == 0 {
-				fail(errNoBeginRollback())
-				continue
-			}
-			c.rollback(w, &s)
-			dones.add(w, 0, CmdAbortTran, 0, false)
-		case stmtRollbackIfTran:
-			if s.TranCount > 0 {
-				c.rollback(w, &s)
-			}
-			dones.add(w, 0, CmdAbortTran, 0, false)
-		case stmtUse:
-			if !c.srv.databaseExists(st.name) {
-				fail(errNoDatabase(st.name))
-				continue
-			}
-			w.envChangeStrings(envDatabase, st.name, s.Database)
-			w.message(tokenInfo, changedDatabase(st.name), server)
-			s.Database = st.name
-			dones.add(w, 0, CmdNone, 0, s.TranCount > 0)
-		case stmtSelectOne:
-			rs := NewResultSet(Int("").NotNull()).Row(1)
-			rs.writeMetadata(w)
-			_ = rs.writeRows(w)
-			dones.add(w, doneCount, CmdSelect, 1, s.TranCount > 0)
-		}
-	}
-	dones.finish(w)
-	c.setSession(s)
-	return true
-}
-
-// showplanAlone reports whether the batch is exactly one SET SHOWPLAN_* ON|OFF.
-func showplanAlone(sql string) bool {
-	toks, ok := lexBatch(sql)
-	if !ok {
-		return false
-	}
-	for len(toks) > 0 && toks[len(toks)-1].up == ";" {
-		toks = toks[:len(toks)-1]
-	}
-	for len(toks) > 0 && toks[0].up == ";" {
-		toks = toks[1:]
-	}
-	return len(toks) == 3 && toks[0].up == "SET" && strings.HasPrefix(toks[1].up, "SHOWPLAN_") &&
-		(toks[2].up == "ON" || toks[2].up == "OFF")
 }
 
 func (c *conn) begin(w *writer, s *Session) {

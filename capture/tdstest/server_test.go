@@ -164,7 +164,7 @@ func TestShowplanRPCFlow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Start(t, Config{Handler: func(sess Session, r *Request) *Response {
+			s := Start(t, Config{PlanForRPC: true, Handler: func(sess Session, r *Request) *Response {
 				if r.Kind == KindRPC && sess.ShowplanXML && r.SQL == stmt {
 					return NewResponse().Result(ShowplanResultSetWith(tt.col, plan))
 				}
