@@ -173,8 +173,17 @@ func TestRPCByName(t *testing.T) {
 // statement is compiled as the temporary probe procedure with the same
 // declaration and values; later RPCs of the session go there directly.
 func TestNoPlanFallback(t *testing.T) {
+	for _, shape := range []struct {
+		name  string
+		shape capturetest.ProbeShape
+	}{{"current shape", capturetest.ProbeCurrent}, {"SQL Server 2008 R2 shape", capturetest.Probe2008R2}} {
+		t.Run(shape.name, func(t *testing.T) { testNoPlanFallback(t, shape.shape) })
+	}
+}
+
+func testNoPlanFallback(t *testing.T, shape capturetest.ProbeShape) {
 	plan := capturetest.Fixture(t, "queue/param.sqlplan")
-	srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Estimated: plan}.Handler()})
+	srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Estimated: plan, ProbeShape: shape}.Handler()})
 	s := openSession(t, srv, SessionOptions{})
 	req := fixtureRequest(t, "param")
 	res, err := s.Explain(testContext(t), req, CaptureOptions{})
@@ -203,8 +212,22 @@ func TestNoPlanFallback(t *testing.T) {
 		t.Errorf("method %q, note %q", res.Method, res.Note())
 	}
 	stmts := res.Plans[0].Doc.Statements()
-	if len(stmts) != 2 || stmts[0].Type != "EXECUTE PROC" || stmts[1].Text != req.Text {
+	wantText := req.Text
+	if shape == capturetest.Probe2008R2 {
+		// The bare StmtSimple around the StoredProc is a statement of its
+		// own, without text or type; the first inner statement's text
+		// starts with the CREATE header.
+		if len(stmts) != 3 || stmts[1].Type != "" || stmts[1].Text != "" {
+			t.Fatalf("plan statements = %d, want EXECUTE PROC, the bare StmtSimple and the statement", len(stmts))
+		}
+		stmts = append(stmts[:1], stmts[2])
+		wantText = "CREATE PROCEDURE #planlint_probe\n    @Status tinyint\nAS\n" + req.Text
+	}
+	if len(stmts) != 2 || stmts[0].Type != "EXECUTE PROC" || stmts[1].Text != wantText {
 		t.Fatalf("plan statements = %d (%+v)", len(stmts), stmts)
+	}
+	if stmts[1].QueryPlan == nil {
+		t.Errorf("the procedure's statement has no query plan")
 	}
 
 	// The second RPC of the session skips the doomed attempt and needs no

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,6 +128,9 @@ func Handler(cfg Config) tdstest.Handler {
 		case KindCatalog:
 			return catalogResponse(cfg.Catalog, r.SQL)
 		case KindCreate, KindDrop:
+			if cfg.Statement != nil {
+				cfg.Statement(s, r) // lets an Answer see the procedure's text
+			}
 			return tdstest.NewResponse().Statement(tdstest.CmdNone)
 		case KindTemplate:
 			if cfg.Template == nil {
@@ -313,18 +317,51 @@ type Answer struct {
 	Delay time.Duration
 	// CloseAfterMetadata closes the connection mid-reply.
 	CloseAfterMetadata bool
+	// ProbeShape is the shape of the probe procedure's plan (default
+	// ProbeCurrent).
+	ProbeShape ProbeShape
 }
+
+// ProbeShape is how a server lays out the plan of EXEC of a procedure.
+type ProbeShape int
+
+// Probe plan shapes.
+const (
+	// ProbeCurrent: one EXECUTE PROC StmtSimple holding the StoredProc.
+	ProbeCurrent ProbeShape = iota
+	// Probe2008R2: SQL Server 2008 R2's shape, two Statements blocks: the
+	// EXECUTE PROC statement alone, then a bare StmtSimple around the
+	// StoredProc whose first statement text starts with the procedure's
+	// CREATE header.
+	Probe2008R2
+)
 
 // Handler answers the statement.
 func (a Answer) Handler() tdstest.Handler {
+	var mu sync.Mutex
+	created := map[int]string{} // connection → last CREATE PROCEDURE of the probe
 	return func(s tdstest.Session, r *tdstest.Request) *tdstest.Response {
 		var resp *tdstest.Response
-		probe := Classify(*r) == KindProbeExec
+		kind := Classify(*r)
+		if kind == KindCreate {
+			mu.Lock()
+			created[r.Conn] = r.SQL
+			mu.Unlock()
+			return nil
+		}
+		probe := kind == KindProbeExec
 		switch {
 		case s.ShowplanXML && a.Fail != nil, s.StatisticsXML && s.TranCount > 0 && a.Fail != nil:
 			resp = tdstest.ErrorResponse(*a.Fail)
 		case s.ShowplanXML && probe:
-			wrapped, err := WrapInProcedure(a.Estimated, r.SQL)
+			mu.Lock()
+			create := created[r.Conn]
+			mu.Unlock()
+			wrap := WrapInProcedure
+			if a.ProbeShape == Probe2008R2 {
+				wrap = func(planXML, call string) (string, error) { return WrapInProcedure2008R2(planXML, call, create) }
+			}
+			wrapped, err := wrap(a.Estimated, r.SQL)
 			if err != nil {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 50000, Class: 16, Text: err.Error()})
 			}
@@ -369,6 +406,43 @@ func WrapInProcedure(planXML, call string) (string, error) {
 		`" StatementId="1" StatementCompId="1" StatementType="EXECUTE PROC" RetrievedFromCache="false">` +
 		`<StoredProc ProcName="` + probeName + `"><Statements>` + inner + `</Statements></StoredProc></StmtSimple>`
 	return planXML[:open] + "<Statements>" + stmt + planXML[end:], nil
+}
+
+// WrapInProcedure2008R2 is WrapInProcedure in SQL Server 2008 R2's shape:
+// a Statements block with the bare EXECUTE PROC statement, then one with a
+// StmtSimple without attributes around the StoredProc, whose first
+// statement text starts with create's header (up to and including AS).
+func WrapInProcedure2008R2(planXML, call, create string) (string, error) {
+	open := strings.Index(planXML, "<Statements>")
+	end := strings.LastIndex(planXML, "</Statements>")
+	if open < 0 || end < open {
+		return "", fmt.Errorf("plan has no <Statements> element")
+	}
+	inner := planXML[open+len("<Statements>") : end]
+	inner = statementID.ReplaceAllStringFunc(inner, func(m string) string {
+		n, _ := strconv.Atoi(statementID.FindStringSubmatch(m)[1])
+		return fmt.Sprintf(`StatementId="%d"`, n+1)
+	})
+	header := create
+	if i := strings.Index(strings.ToUpper(create), "\nAS\n"); i >= 0 {
+		header = create[:i+len("\nAS\n")]
+	}
+	if i := strings.Index(inner, `StatementText="`); i >= 0 && header != "" {
+		var h strings.Builder
+		if err := xml.EscapeText(&h, []byte(header)); err != nil {
+			return "", err
+		}
+		at := i + len(`StatementText="`)
+		inner = inner[:at] + h.String() + inner[at:]
+	}
+	var text strings.Builder
+	if err := xml.EscapeText(&text, []byte(call)); err != nil {
+		return "", err
+	}
+	stmts := `<Statements><StmtSimple StatementText="` + text.String() +
+		`" StatementId="1" StatementCompId="1" StatementType="EXECUTE PROC" RetrievedFromCache="false"/></Statements>` +
+		`<Statements><StmtSimple><StoredProc ProcName="` + probeName + `"><Statements>` + inner + `</Statements></StoredProc></StmtSimple></Statements>`
+	return planXML[:open] + stmts + planXML[end+len("</Statements>"):], nil
 }
 
 // Fixture reads a file of the repository's fixtures folder, e.g.

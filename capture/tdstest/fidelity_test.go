@@ -376,3 +376,36 @@ func TestWireDetailsAsRealServers(t *testing.T) {
 		}
 	})
 }
+
+// TestAttentionReplyIsTwoMessages: after an ATTENTION, SQL Server ends the
+// interrupted response and then sends DONE with DONE_ATTN as a message of
+// its own.
+func TestAttentionReplyIsTwoMessages(t *testing.T) {
+	s := Start(t, Config{Handler: func(Session, *Request) *Response {
+		return NewResponse().Result(NewResultSet(Int("n")).Row(1)).Delay(time.Minute)
+	}})
+	c := loggedIn(t, s)
+	var batch writer
+	batch.raw(allHeaders(0))
+	batch.raw(toUCS2("WAITFOR DELAY '00:01:00'"))
+	c.send(packetSQLBatch, 0, batch.buf)
+	waitForRequest(t, s, "WAITFOR")
+	c.send(packetAttention, 0, nil)
+	first := splitTokens(t, c.readMsg())
+	if got := tokenTypes(first); got != "FD" {
+		t.Fatalf("first message tokens = %s, want the DONE ending the interrupted response", got)
+	}
+	if st := binary.LittleEndian.Uint16(first[0].body[1:]); st&(doneAttn|doneMore) != 0 {
+		t.Errorf("interrupted response's DONE status %04X has ATTN or MORE", st)
+	}
+	second := splitTokens(t, c.readMsg())
+	if got := tokenTypes(second); got != "FD" || binary.LittleEndian.Uint16(second[0].body[1:]) != doneAttn {
+		t.Fatalf("second message = % X, want DONE with DONE_ATTN only", second)
+	}
+	// Still usable.
+	var ping writer
+	ping.raw(allHeaders(0))
+	ping.raw(toUCS2("SELECT 1"))
+	c.send(packetSQLBatch, 0, ping.buf)
+	c.readMsg()
+}

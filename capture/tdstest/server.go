@@ -615,8 +615,15 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 			}
 			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: rr.msg.body}
 			c.srv.record(&att)
-			w.done(tokenDone, doneAttn, CmdNone, 0)
-			return c.write(w.buf)
+			// SQL Server ends the interrupted response, then acknowledges the
+			// attention in a message of its own (tedious waits for it).
+			w.done(tokenDone, 0, CmdNone, 0)
+			if !c.write(w.buf) {
+				return false
+			}
+			var ack writer
+			ack.done(tokenDone, doneAttn, CmdNone, 0)
+			return c.write(ack.buf)
 		}
 	}
 	start := len(w.buf)
