@@ -499,3 +499,26 @@ func TestCatalogWithoutStatsProperties(t *testing.T) {
 		t.Errorf("catalog batch for SQL Server 2008 R2:\n%s", batches[0].SQL)
 	}
 }
+
+// TestCatalogUnderShowplanIsRefused: the fake server does not answer
+// planlint's own batches under SHOWPLAN_XML (a real server would return
+// their plan, not their rows), so a capture that forgot SHOWPLAN_XML OFF
+// cannot pass.
+func TestCatalogUnderShowplanIsRefused(t *testing.T) {
+	srv, err := tdstest.NewServer(tdstest.Config{Handler: capturetest.Handler(capturetest.Config{Catalog: capturetest.QueueCatalog(t)}), Database: "WorkDb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s := openSession(t, srv, SessionOptions{})
+	ctx := testContext(t)
+	if err := s.exec(ctx, "SET SHOWPLAN_XML ON", "SET SHOWPLAN_XML ON"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.readCatalog(ctx, []TableName{{Schema: "dbo", Name: "Work"}}); err == nil {
+		t.Fatal("the catalog batch was answered under SHOWPLAN_XML")
+	}
+	if u := srv.Unhandled(); len(u) != 1 || capturetest.Classify(u[0]) != capturetest.KindCatalog {
+		t.Errorf("unhandled = %v, want the catalog batch", u)
+	}
+}
