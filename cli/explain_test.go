@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,7 +28,7 @@ func runWith(t *testing.T, vars map[string]string, stdin string, args ...string)
 
 // dsnVars points PLANLINT_CONNECTION at a fake server.
 func dsnVars(srv *tdstest.Server) map[string]string {
-	return map[string]string{"PLANLINT_CONNECTION": srv.DSN(url.Values{"encrypt": {"disable"}})}
+	return map[string]string{"PLANLINT_CONNECTION": srv.DSN(nil)}
 }
 
 // scenario is one queue fixture captured through a fake server.

@@ -5,8 +5,14 @@
 //
 // # What it emulates
 //
-//   - PRELOGIN (answering ENCRYPTION=NOT_SUP, so encrypt=disable and DSNs
-//     without an encrypt parameter both work) and LOGIN7 with SQL
+//   - PRELOGIN and TLS as SQL Server with its self-signed certificate
+//     negotiates them: NOT_SUP to encrypt=disable; OFF to go-mssqldb's
+//     default (encrypt=false), with the TLS 1.2 handshake carried in
+//     PRELOGIN packets and only LOGIN7 encrypted; ON to encrypt=true, with
+//     everything after the handshake encrypted; and TDS 8.0 (encrypt=strict):
+//     TLS with ALPN tds/8.0 from the first byte. The certificate is
+//     generated at run time (Server.CertificatePEM gives it to clients that
+//     validate it); Config.NoTLS plays a server without one. LOGIN7 with SQL
 //     authentication, including an optional password check and configurable
 //     login failure (error 18456). A LOGIN7 FeatureExt block is parsed and
 //     answered with FEATUREEXTACK for the features SQL Server acknowledges
@@ -48,7 +54,7 @@
 // # What it does not emulate
 //
 // It runs no SQL: apart from the session statements above, answers come
-// only from the handler. There is no TLS (so no encrypt=true or strict), no
+// only from the handler. There is no forced encryption, no
 // integrated, Azure AD or Always Encrypted authentication, no MARS, no
 // batched RPCs in one message, no cursors or prepared-statement handles,
 // and no TVP, UDT, xml or sql_variant parameters. Wire details that real

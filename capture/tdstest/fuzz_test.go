@@ -110,7 +110,7 @@ func FuzzParsePrelogin(f *testing.F) {
 	for _, b := range driverMessages(f)[KindPrelogin] {
 		f.Add(b)
 	}
-	f.Add(preloginReply())
+	f.Add(preloginReply(EncryptOff))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := parsePrelogin(b)
 		if err == nil && len(p.Options) > len(b)/5 {

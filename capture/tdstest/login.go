@@ -71,17 +71,17 @@ func parsePrelogin(b []byte) (Prelogin, error) {
 	}
 }
 
-// preloginReply is the server's PRELOGIN answer: VERSION, ENCRYPTION=NOT_SUP,
+// preloginReply is the server's PRELOGIN answer: VERSION, ENCRYPTION,
 // INSTOPT, THREADID (empty) and MARS off, values after the option table as
 // SQL Server lays them out.
-func preloginReply() []byte {
+func preloginReply(encryption byte) []byte {
 	type opt struct {
 		token byte
 		val   []byte
 	}
 	opts := []opt{
 		{preloginVersion, []byte{16, 0, 0x10, 0x8D, 0, 0}}, // 16.0.4237
-		{preloginEncryption, []byte{EncryptNotSup}},
+		{preloginEncryption, []byte{encryption}},
 		{preloginInstance, []byte{0}},
 		{preloginThreadID, nil},
 		{preloginMARS, []byte{0}},
@@ -295,7 +295,7 @@ func featureAcks(fs []Feature) []Feature {
 // echoes in LOGINACK.
 var knownTDSVersions = map[uint32]bool{
 	0x70000000: true, 0x71000000: true, 0x71000001: true, 0x72090002: true,
-	0x730A0003: true, 0x730B0003: true, 0x74000004: true,
+	0x730A0003: true, 0x730B0003: true, 0x74000004: true, 0x08000000: true,
 }
 
 // ackVersion is the TDS version LOGINACK answers a client that asked for v:

@@ -277,7 +277,7 @@ func TestParseLogin7(t *testing.T) {
 }
 
 func TestParsePrelogin(t *testing.T) {
-	p, err := parsePrelogin(preloginReply())
+	p, err := parsePrelogin(preloginReply(EncryptNotSup))
 	if err != nil || p.Encryption != EncryptNotSup || len(p.Options) != 5 {
 		t.Fatalf("own reply: %+v, %v", p, err)
 	}

@@ -1,6 +1,8 @@
 package tdstest
 
 import (
+	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +41,15 @@ type Config struct {
 	Databases []string
 	// ServerName appears in ERROR and INFO tokens (default "tdstest").
 	ServerName string
+	// NoTLS makes the server answer PRELOGIN with ENCRYPTION=NOT_SUP
+	// whatever the client asks, as a server without a certificate. By
+	// default it answers as SQL Server does and performs the TLS handshake
+	// (encrypt=false encrypts the login only, encrypt=true everything,
+	// encrypt=strict is TLS first).
+	NoTLS bool
+	// Certificate is the server certificate; nil uses one generated once
+	// per process (NewCertificate).
+	Certificate *Certificate
 	// PlanForRPC passes an sp_executesql RPC under SHOWPLAN_XML ON to the
 	// Handler, which may answer it with a plan ("variant A"). By default the
 	// server answers it itself as SQL Server does: no result set, only
@@ -65,6 +76,7 @@ func (e ProtocolError) Error() string {
 // loopback TCP.
 type Server struct {
 	cfg    Config
+	cert   *Certificate
 	ln     net.Listener
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -94,7 +106,14 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tdstest: listen: %w", err)
 	}
-	s := &Server{cfg: cfg, ln: ln, closed: make(chan struct{}), conns: map[int]*conn{}, nextTran: 0x1_0000_0000}
+	cert := cfg.Certificate
+	if cert == nil {
+		if cert, err = defaultCertificate(); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, cert: cert, ln: ln, closed: make(chan struct{}), conns: map[int]*conn{}, nextTran: 0x1_0000_0000}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -119,6 +138,11 @@ func Start(t testing.TB, cfg Config) *Server {
 	})
 	return s
 }
+
+// CertificatePEM is the server's certificate, PEM-encoded, for clients
+// that validate it (go-mssqldb's certificate or serverCertificate
+// parameters).
+func (s *Server) CertificatePEM() []byte { return append([]byte(nil), s.cert.PEM...) }
 
 // Addr is the host:port the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -216,9 +240,8 @@ func (s *Server) accept() {
 		s.nextConn++
 		c := newConn(s, nc, s.nextConn)
 		s.conns[c.id] = c
-		s.wg.Add(2)
+		s.wg.Add(1)
 		s.mu.Unlock()
-		go c.readLoop()
 		go c.serve()
 	}
 }
@@ -281,27 +304,20 @@ type readResult struct {
 type conn struct {
 	srv        *Server
 	nc         net.Conn
+	rw         io.ReadWriter // the transport: nc, or a TLS session over it
+	encryption string        // one of the Encryption* modes
 	id         int
 	msgs       chan readResult
 	done       chan struct{}
 	closeOnce  sync.Once
 	packetSize int
-	state      connState
 	loginSess  Session // state right after login, restored by RESETCONNECTION
 	tranID     uint64
 	sess       Session // guarded by srv.mu for readers outside serve
 }
 
-type connState int
-
-const (
-	stateNew connState = iota
-	statePrelogged
-	stateReady
-)
-
 func newConn(s *Server, nc net.Conn, id int) *conn {
-	return &conn{srv: s, nc: nc, id: id, msgs: make(chan readResult), done: make(chan struct{}), packetSize: 4096}
+	return &conn{srv: s, nc: nc, rw: nc, id: id, msgs: make(chan readResult), done: make(chan struct{}), packetSize: 4096}
 }
 
 func (c *conn) close() {
@@ -314,7 +330,7 @@ func (c *conn) close() {
 func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
 	for {
-		m, err := readMessage(c.nc)
+		m, err := readMessage(c.rw)
 		select {
 		case c.msgs <- readResult{m, err}:
 		case <-c.done:
@@ -363,6 +379,11 @@ func (c *conn) serve() {
 		delete(c.srv.conns, c.id)
 		c.srv.mu.Unlock()
 	}()
+	if !c.open() {
+		return
+	}
+	c.srv.wg.Add(1)
+	go c.readLoop()
 	for {
 		m, ok := c.next()
 		if !ok {
@@ -376,7 +397,7 @@ func (c *conn) serve() {
 
 // write sends a reply body split into packets.
 func (c *conn) write(body []byte) bool {
-	_, err := c.nc.Write(packetize(packetReply, body, c.packetSize))
+	_, err := c.rw.Write(packetize(packetReply, body, c.packetSize))
 	return err == nil
 }
 
@@ -386,22 +407,8 @@ func (c *conn) setSession(s Session) {
 	c.srv.mu.Unlock()
 }
 
-// handle processes one message; false ends the connection.
+// handle processes one message after login; false ends the connection.
 func (c *conn) handle(m message) bool {
-	switch c.state {
-	case stateNew:
-		if m.typ != packetPrelogin {
-			c.srv.protocolError(c.id, 0, fmt.Sprintf("expected PRELOGIN (0x12), got packet type 0x%02X", m.typ))
-			return false
-		}
-		return c.prelogin(m)
-	case statePrelogged:
-		if m.typ != packetLogin7 {
-			c.srv.protocolError(c.id, 0, fmt.Sprintf("expected LOGIN7 (0x10) after PRELOGIN, got packet type 0x%02X", m.typ))
-			return false
-		}
-		return c.loginRequest(m)
-	}
 	switch m.typ {
 	case packetSQLBatch, packetRPC, packetTransMgr:
 		return c.request(m)
@@ -416,7 +423,46 @@ func (c *conn) handle(m message) bool {
 	return false
 }
 
-func (c *conn) prelogin(m message) bool {
+// readDirect reads one message on the serving goroutine, before readLoop
+// starts; ok is false when the connection is over.
+func (c *conn) readDirect() (message, bool) {
+	m, err := readMessage(c.rw)
+	if err != nil {
+		c.readFailed(err)
+		return message{}, false
+	}
+	return m, true
+}
+
+// open runs PRELOGIN, the TLS handshake the negotiated encryption calls
+// for, and LOGIN7; false ends the connection.
+func (c *conn) open() bool {
+	br := bufio.NewReader(c.nc)
+	first, err := br.Peek(1)
+	if err != nil {
+		c.readFailed(err)
+		return false
+	}
+	raw := bufferedConn{Conn: c.nc, r: br}
+	c.rw = raw
+	c.encryption = EncryptionNone
+	if first[0] == tlsHandshakeRecord {
+		// TDS 8.0 (encrypt=strict): TLS before PRELOGIN.
+		tc := tls.Server(raw, c.tlsConfig(true))
+		if err := tc.Handshake(); err != nil {
+			c.srv.protocolError(c.id, 0, "TLS handshake (TDS 8.0): "+err.Error())
+			return false
+		}
+		c.rw, c.encryption = tc, EncryptionStrict
+	}
+	m, ok := c.readDirect()
+	if !ok {
+		return false
+	}
+	if m.typ != packetPrelogin {
+		c.srv.protocolError(c.id, 0, fmt.Sprintf("expected PRELOGIN (0x12), got packet type 0x%02X", m.typ))
+		return false
+	}
 	p, err := parsePrelogin(m.body)
 	req := Request{Conn: c.id, Kind: KindPrelogin, Raw: m.body}
 	if err == nil {
@@ -427,8 +473,66 @@ func (c *conn) prelogin(m message) bool {
 		c.srv.protocolError(c.id, seq, err.Error())
 		return false
 	}
-	c.state = statePrelogged
-	return c.write(preloginReply())
+	answer := c.encryptionAnswer(p.Encryption)
+	if !c.write(preloginReply(answer)) {
+		return false
+	}
+	if m, ok = c.readDirect(); !ok {
+		return false
+	}
+	if c.encryption != EncryptionStrict && m.typ == packetPrelogin && (answer == EncryptOff || answer == EncryptOn) {
+		// The TLS handshake, carried in PRELOGIN packets.
+		wrapped := &preloginTransport{Conn: c.nc, rw: raw, packetSize: handshakePacketSize, in: m.body}
+		sw := &switchConn{Conn: wrapped}
+		tc := tls.Server(sw, c.tlsConfig(false))
+		if err := tc.Handshake(); err != nil {
+			c.srv.protocolError(c.id, seq, "TLS handshake in PRELOGIN packets: "+err.Error())
+			return false
+		}
+		if err := wrapped.flush(); err != nil {
+			return false
+		}
+		sw.Conn = raw
+		c.rw = tc
+		if m, ok = c.readDirect(); !ok {
+			return false
+		}
+		c.encryption = EncryptionFull
+		if answer == EncryptOff {
+			// Only the login is encrypted; the rest of the connection is plain.
+			c.rw, c.encryption = raw, EncryptionLogin
+		}
+	}
+	if m.typ != packetLogin7 {
+		c.srv.protocolError(c.id, 0, fmt.Sprintf("expected LOGIN7 (0x10) after PRELOGIN, got packet type 0x%02X", m.typ))
+		return false
+	}
+	return c.loginRequest(m)
+}
+
+// handshakePacketSize bounds the PRELOGIN packets of the TLS handshake.
+// The packet size is not negotiated yet and go-mssqldb already sizes its
+// buffer to the DSN's packet size (512 at the least), so the handshake
+// uses the smallest one.
+const handshakePacketSize = 512
+
+// tlsHandshakeRecord is the first byte of a TLS handshake record.
+const tlsHandshakeRecord = 0x16
+
+// encryptionAnswer is the ENCRYPTION value of the PRELOGIN reply, as a
+// SQL Server with a certificate and without forced encryption answers:
+// NOT_SUP to NOT_SUP, OFF to OFF (login-only TLS), ON to ON or REQ. Config
+// NoTLS makes it answer NOT_SUP to everything, as a server without TLS.
+func (c *conn) encryptionAnswer(asked byte) byte {
+	switch {
+	case c.encryption == EncryptionStrict:
+		return EncryptOn
+	case c.srv.cfg.NoTLS, asked == EncryptNotSup:
+		return EncryptNotSup
+	case asked == EncryptOff:
+		return EncryptOff
+	}
+	return EncryptOn
 }
 
 func (c *conn) loginRequest(m message) bool {
@@ -480,11 +584,12 @@ func (c *conn) loginRequest(m message) bool {
 	case size > 32767:
 		size = 32767
 	}
-	sess := Session{Conn: c.id, User: l.UserName, AppName: l.AppName, HostName: l.HostName, PacketSize: size, Database: db}
+	sess := Session{Conn: c.id, User: l.UserName, AppName: l.AppName, HostName: l.HostName, PacketSize: size, Database: db,
+		Encryption: c.encryption}
 	if l.ODBC {
 		sess.Options = ODBCDefaults
 	}
-	c.loginSess, c.state = sess, stateReady
+	c.loginSess = sess
 	c.setSession(sess)
 	c.srv.recordAfter(seq, sess)
 
@@ -643,11 +748,11 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 	case resp.closeAfterMetadata && metaEnd >= 0:
 		out := packetize(packetReply, w.buf[:start+metaEnd], c.packetSize)
 		out[len(out)-c.lastPacketLen(start+metaEnd)+1] = 0 // not the end of the message
-		c.nc.Write(out)
+		c.rw.Write(out)
 		return false
 	case resp.closeAfterBytes >= 0:
 		out := packetize(packetReply, w.buf, c.packetSize)
-		c.nc.Write(out[:min(resp.closeAfterBytes, len(out))])
+		c.rw.Write(out[:min(resp.closeAfterBytes, len(out))])
 		return false
 	}
 	return c.write(w.buf)

@@ -65,6 +65,7 @@ type Session struct {
 	AppName       string
 	HostName      string
 	PacketSize    int
+	Encryption    string // how the connection is encrypted: one of the Encryption* modes
 	Database      string
 	ShowplanXML   bool
 	StatisticsXML bool
