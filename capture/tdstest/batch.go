@@ -94,7 +94,7 @@ func (c *conn) sessionBatch(w *writer, stmts []sessionStmt) {
 			cmd = CmdSetOn
 		}
 		switch st.kind {
-		case stmtSet, stmtShowplan, stmtStatisticsXML:
+		case stmtSet, stmtShowplan, stmtStatisticsXML, stmtSetOther:
 			applySet(&s, st)
 			dones.add(w, 0, cmd, 0, s.TranCount > 0)
 		case stmtBegin:

@@ -96,6 +96,7 @@ const (
 	stmtRollbackIfTran
 	stmtUse
 	stmtSelectOne
+	stmtSetOther // a SET of an option the session does not track
 )
 
 // sessionOptionNames are the options SET may name in a session batch.
@@ -103,6 +104,17 @@ var sessionOptionNames = map[string]bool{
 	"ANSI_NULLS": true, "ANSI_PADDING": true, "ANSI_WARNINGS": true, "ARITHABORT": true,
 	"CONCAT_NULL_YIELDS_NULL": true, "NUMERIC_ROUNDABORT": true, "QUOTED_IDENTIFIER": true,
 	"NOCOUNT": true, "XACT_ABORT": true,
+}
+
+// otherSetOptions are SET options clients send at connect time (tedious's
+// initial batch, ODBC drivers) that the server accepts without tracking,
+// with the kind of value each takes.
+var otherSetOptions = map[string]string{
+	"ANSI_NULL_DFLT_ON": "onoff", "ANSI_NULL_DFLT_OFF": "onoff", "CURSOR_CLOSE_ON_COMMIT": "onoff",
+	"IMPLICIT_TRANSACTIONS": "onoff", "ANSI_DEFAULTS": "onoff", "FMTONLY": "onoff",
+	"DATEFIRST": "value", "DATEFORMAT": "value", "LANGUAGE": "value", "TEXTSIZE": "value",
+	"LOCK_TIMEOUT": "value", "ROWCOUNT": "value", "DEADLOCK_PRIORITY": "value",
+	"TRANSACTION": "isolation",
 }
 
 // lexKind is the kind of a lexical token.
@@ -296,7 +308,7 @@ func embeddedSets(toks []lexToken) []sessionStmt {
 			continue
 		}
 		p := &stmtParser{toks: toks, pos: i + 1}
-		if st, ok := p.set(); ok && st.kind != stmtShowplan {
+		if st, ok := p.set(); ok && (st.kind == stmtSet || st.kind == stmtStatisticsXML) {
 			out = append(out, st)
 			i = p.pos - 1
 		}
@@ -395,6 +407,33 @@ func (p *stmtParser) set() (sessionStmt, bool) {
 		}
 		on, ok := p.onOff()
 		return sessionStmt{kind: stmtStatisticsXML, on: on}, ok
+	}
+	if kind, ok := otherSetOptions[p.peek()]; ok {
+		p.pos++
+		st := sessionStmt{kind: stmtSetOther}
+		switch kind {
+		case "onoff":
+			st.on, ok = p.onOff()
+			return st, ok
+		case "value":
+			if p.done() || (p.toks[p.pos].kind != lexWord && p.toks[p.pos].kind != lexNumber && p.toks[p.pos].kind != lexString) {
+				return sessionStmt{}, false
+			}
+			p.pos++
+			return st, true
+		}
+		if !p.accept("ISOLATION") || !p.accept("LEVEL") {
+			return sessionStmt{}, false
+		}
+		switch {
+		case p.accept("READ"):
+			ok = p.accept("COMMITTED") || p.accept("UNCOMMITTED")
+		case p.accept("REPEATABLE"):
+			ok = p.accept("READ")
+		default:
+			ok = p.accept("SNAPSHOT") || p.accept("SERIALIZABLE")
+		}
+		return st, ok
 	}
 	st := sessionStmt{kind: stmtSet}
 	for {
