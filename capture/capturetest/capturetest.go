@@ -47,6 +47,9 @@ type Config struct {
 	User, Password string
 	// RejectLogin fails logins (error 18456).
 	RejectLogin func(tdstest.Login) bool
+	// Denied lists the permissions the login lacks, as doctor reads them:
+	// "SHOWPLAN", "VIEW SERVER STATE", "VIEW DATABASE STATE".
+	Denied []string
 	// RPCPlan lets an sp_executesql RPC under SHOWPLAN_XML reach Statement,
 	// which then returns a plan ("variant A"). By default the server answers
 	// it as SQL Server does, with no plan, and capture falls back to the
@@ -100,6 +103,8 @@ func Classify(r tdstest.Request) string {
 		return KindStatement
 	case strings.HasPrefix(sql, setupMarker):
 		return KindSetup
+	case strings.HasPrefix(sql, doctorMarker):
+		return KindDoctor
 	case strings.HasPrefix(sql, catalogMarker):
 		return KindCatalog
 	case strings.HasPrefix(sql, "CREATE PROCEDURE "+probeName):
@@ -123,6 +128,19 @@ func Classify(r tdstest.Request) string {
 func Handler(cfg Config) tdstest.Handler {
 	return func(s tdstest.Session, r *tdstest.Request) *tdstest.Response {
 		kind := Classify(*r)
+		if kind == KindDoctor {
+			return doctorResponse(cfg, s, r)
+		}
+		if s.ShowplanXML && kind == KindProbeExec && strings.Contains(r.SQL, "@planlint_p") {
+			if denied(cfg, "SHOWPLAN") {
+				return tdstest.ErrorResponse(tdstest.ErrShowplanDenied(s.Database))
+			}
+			plan, err := doctorProbePlan(r.SQL)
+			if err != nil {
+				return tdstest.ErrorResponse(tdstest.Message{Number: 50000, Class: 16, Text: err.Error()})
+			}
+			return tdstest.EstimatedPlan(plan)
+		}
 		if s.ShowplanXML && (kind == KindSetup || kind == KindCatalog || kind == KindTemplate || kind == KindCreate || kind == KindDrop) {
 			// A real server would return a plan instead of running it (or,
 			// for CREATE PROCEDURE, create nothing): leave it unhandled so
@@ -140,8 +158,9 @@ func Handler(cfg Config) tdstest.Handler {
 			}
 			return tdstest.NewResponse().Statement(tdstest.CmdNone)
 		case KindTemplate:
-			if cfg.Template == nil {
-				return nil
+			template := cfg.Template
+			if template == nil {
+				template = defaultTemplate
 			}
 			var query string
 			for _, p := range r.Params {
@@ -149,7 +168,7 @@ func Handler(cfg Config) tdstest.Handler {
 					query, _ = p.Value.(string)
 				}
 			}
-			tmpl, params, fail := cfg.Template(query)
+			tmpl, params, fail := template(query)
 			if fail != nil {
 				return tdstest.ErrorResponse(*fail)
 			}
