@@ -33,7 +33,7 @@ func BenchmarkOpenAndExplain(b *testing.B) {
 // (three round trips: the catalog facts are known).
 func BenchmarkExplainInSession(b *testing.B) {
 	srv := capturetest.Start(b, capturetest.Config{Catalog: capturetest.QueueCatalog(b),
-		Statement: capturetest.Answer{Estimated: capturetest.Fixture(b, "queue/param.sqlplan"), RPCPlan: true}.Handler()})
+		RPCPlan: true, Statement: capturetest.Answer{Estimated: capturetest.Fixture(b, "queue/param.sqlplan")}.Handler()})
 	s, err := Open(context.Background(), Options{ConnectionString: srv.DSN(url.Values{"encrypt": {"disable"}})}, SessionOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -192,15 +192,12 @@ func utf16Units(s string) []int {
 func startCache(t *testing.T, version string, handler tdstest.Handler, params url.Values) (*tdstest.Server, *Session) {
 	t.Helper()
 	srv := queueServer(t, capturetest.Config{ProductVersion: version, Statement: handler})
-	if params == nil {
-		params = url.Values{}
-	}
-	params.Set("encrypt", "disable")
 	s, err := Open(testContext(t), Options{ConnectionString: srv.DSN(params)}, SessionOptions{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	assertTLSLogin(t, srv)
 	return srv, s
 }
 

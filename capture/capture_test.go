@@ -132,7 +132,7 @@ func TestRPCByName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Estimated: plan, RPCPlan: true}.Handler()})
+			srv := queueServer(t, capturetest.Config{RPCPlan: true, Statement: capturetest.Answer{Estimated: plan}.Handler()})
 			s := openSession(t, srv, SessionOptions{})
 			req := tt.req(t)
 			res, err := s.Explain(testContext(t), req, CaptureOptions{})
@@ -173,8 +173,17 @@ func TestRPCByName(t *testing.T) {
 // statement is compiled as the temporary probe procedure with the same
 // declaration and values; later RPCs of the session go there directly.
 func TestNoPlanFallback(t *testing.T) {
+	for _, shape := range []struct {
+		name  string
+		shape capturetest.ProbeShape
+	}{{"current shape", capturetest.ProbeCurrent}, {"SQL Server 2008 R2 shape", capturetest.Probe2008R2}} {
+		t.Run(shape.name, func(t *testing.T) { testNoPlanFallback(t, shape.shape) })
+	}
+}
+
+func testNoPlanFallback(t *testing.T, shape capturetest.ProbeShape) {
 	plan := capturetest.Fixture(t, "queue/param.sqlplan")
-	srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Estimated: plan}.Handler()})
+	srv := queueServer(t, capturetest.Config{Statement: capturetest.Answer{Estimated: plan, ProbeShape: shape}.Handler()})
 	s := openSession(t, srv, SessionOptions{})
 	req := fixtureRequest(t, "param")
 	res, err := s.Explain(testContext(t), req, CaptureOptions{})
@@ -203,8 +212,22 @@ func TestNoPlanFallback(t *testing.T) {
 		t.Errorf("method %q, note %q", res.Method, res.Note())
 	}
 	stmts := res.Plans[0].Doc.Statements()
-	if len(stmts) != 2 || stmts[0].Type != "EXECUTE PROC" || stmts[1].Text != req.Text {
+	wantText := req.Text
+	if shape == capturetest.Probe2008R2 {
+		// The bare StmtSimple around the StoredProc is a statement of its
+		// own, without text or type; the first inner statement's text
+		// starts with the CREATE header.
+		if len(stmts) != 3 || stmts[1].Type != "" || stmts[1].Text != "" {
+			t.Fatalf("plan statements = %d, want EXECUTE PROC, the bare StmtSimple and the statement", len(stmts))
+		}
+		stmts = append(stmts[:1], stmts[2])
+		wantText = "CREATE PROCEDURE #planlint_probe\n    @Status tinyint\nAS\n" + req.Text
+	}
+	if len(stmts) != 2 || stmts[0].Type != "EXECUTE PROC" || stmts[1].Text != wantText {
 		t.Fatalf("plan statements = %d (%+v)", len(stmts), stmts)
+	}
+	if stmts[1].QueryPlan == nil {
+		t.Errorf("the procedure's statement has no query plan")
 	}
 
 	// The second RPC of the session skips the doomed attempt and needs no
@@ -235,7 +258,7 @@ func TestForcedParameterization(t *testing.T) {
 
 	t.Run("emulated", func(t *testing.T) {
 		srv := queueServer(t, capturetest.Config{Template: templateFn,
-			Statement: capturetest.Answer{Estimated: emulated, RPCPlan: true}.Handler()})
+			RPCPlan: true, Statement: capturetest.Answer{Estimated: emulated}.Handler()})
 		s := openSession(t, srv, SessionOptions{})
 		req := fixtureRequest(t, "forced")
 		res, err := s.Explain(testContext(t), req, CaptureOptions{Parameterization: EmulateForced})
@@ -342,7 +365,7 @@ func TestCatalogFactsInOneBatch(t *testing.T) {
 	pending.Size = &catalog.IndexSize{Rows: 60_000, UsedPages: 193}
 	pending.Statistics = &catalog.StatisticsFacts{LastUpdated: "2025-11-01T02:00:14.87", Rows: 200, RowsSampled: 200, ModificationCounter: 61_500}
 	srv := queueServer(t, capturetest.Config{Catalog: cat,
-		Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/claim-racy.sqlplan"), RPCPlan: true}.Handler()})
+		RPCPlan: true, Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/claim-racy.sqlplan")}.Handler()})
 	s := openSession(t, srv, SessionOptions{})
 	req := fixtureRequest(t, "claim-racy")
 	for i := 0; i < 2; i++ {
@@ -474,5 +497,28 @@ func TestCatalogWithoutStatsProperties(t *testing.T) {
 	}
 	if strings.Contains(batches[0].SQL, "dm_db_stats_properties") || !strings.Contains(batches[0].SQL, "CAST(NULL AS bigint) AS modification_counter") {
 		t.Errorf("catalog batch for SQL Server 2008 R2:\n%s", batches[0].SQL)
+	}
+}
+
+// TestCatalogUnderShowplanIsRefused: the fake server does not answer
+// planlint's own batches under SHOWPLAN_XML (a real server would return
+// their plan, not their rows), so a capture that forgot SHOWPLAN_XML OFF
+// cannot pass.
+func TestCatalogUnderShowplanIsRefused(t *testing.T) {
+	srv, err := tdstest.NewServer(tdstest.Config{Handler: capturetest.Handler(capturetest.Config{Catalog: capturetest.QueueCatalog(t)}), Database: "WorkDb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s := openSession(t, srv, SessionOptions{})
+	ctx := testContext(t)
+	if err := s.exec(ctx, "SET SHOWPLAN_XML ON", "SET SHOWPLAN_XML ON"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.readCatalog(ctx, []TableName{{Schema: "dbo", Name: "Work"}}); err == nil {
+		t.Fatal("the catalog batch was answered under SHOWPLAN_XML")
+	}
+	if u := srv.Unhandled(); len(u) != 1 || capturetest.Classify(u[0]) != capturetest.KindCatalog {
+		t.Errorf("unhandled = %v, want the catalog batch", u)
 	}
 }

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -20,15 +19,28 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// openSession connects to a fake server.
+// openSession connects to a fake server with the driver's default
+// encryption (encrypt=false: TLS for the login only, as against a real
+// server) and checks that the login went through TLS.
 func openSession(t *testing.T, srv *tdstest.Server, so SessionOptions) *Session {
 	t.Helper()
-	s, err := Open(testContext(t), Options{ConnectionString: srv.DSN(url.Values{"encrypt": {"disable"}})}, so)
+	s, err := Open(testContext(t), Options{ConnectionString: srv.DSN(nil)}, so)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	assertTLSLogin(t, srv)
 	return s
+}
+
+// assertTLSLogin checks that every connection so far logged in over TLS.
+func assertTLSLogin(t *testing.T, srv *tdstest.Server) {
+	t.Helper()
+	for _, r := range srv.Requests() {
+		if r.Kind == tdstest.KindLogin && r.After.Encryption != tdstest.EncryptionLogin {
+			t.Errorf("connection %d logged in with encryption %q, want the TLS login path", r.Conn, r.After.Encryption)
+		}
+	}
 }
 
 // queueServer starts a fake server with the queue schema's catalog.

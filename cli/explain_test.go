@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,7 +28,7 @@ func runWith(t *testing.T, vars map[string]string, stdin string, args ...string)
 
 // dsnVars points PLANLINT_CONNECTION at a fake server.
 func dsnVars(srv *tdstest.Server) map[string]string {
-	return map[string]string{"PLANLINT_CONNECTION": srv.DSN(url.Values{"encrypt": {"disable"}})}
+	return map[string]string{"PLANLINT_CONNECTION": srv.DSN(nil)}
 }
 
 // scenario is one queue fixture captured through a fake server.
@@ -62,7 +61,7 @@ func emulatedForcedPlan(t *testing.T) string {
 
 func estimated(name string, rpcPlan bool) func(t *testing.T) capturetest.Config {
 	return func(t *testing.T) capturetest.Config {
-		return capturetest.Config{Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/"+name+".sqlplan"), RPCPlan: rpcPlan}.Handler()}
+		return capturetest.Config{RPCPlan: rpcPlan, Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/"+name+".sqlplan")}.Handler()}
 	}
 }
 
@@ -81,7 +80,8 @@ func queueScenarios() []scenario {
 		{name: "forced-emulated", sql: "fixtures/queue/forced.sql", args: []string{"--parameterization", "forced"}, cfg: func(t *testing.T) capturetest.Config {
 			return capturetest.Config{
 				Template:  func(string) (string, string, *tdstest.Message) { return forcedTemplate, "@0 int", nil },
-				Statement: capturetest.Answer{Estimated: emulatedForcedPlan(t), RPCPlan: true}.Handler(),
+				RPCPlan:   true,
+				Statement: capturetest.Answer{Estimated: emulatedForcedPlan(t)}.Handler(),
 			}
 		}},
 		{name: "local-variable", sql: "fixtures/queue/local-variable.sql", cfg: estimated("local-variable", false)},

@@ -129,7 +129,7 @@ func newRoot(env *Env) *cobra.Command {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env),
-		newCacheCmd(env, g), newQuerystoreCmd(env, g))
+		newCacheCmd(env, g), newQuerystoreCmd(env, g), newDoctorCmd(env))
 	return root
 }
 

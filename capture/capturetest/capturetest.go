@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +47,14 @@ type Config struct {
 	User, Password string
 	// RejectLogin fails logins (error 18456).
 	RejectLogin func(tdstest.Login) bool
+	// Denied lists the permissions the login lacks, as doctor reads them:
+	// "SHOWPLAN", "VIEW SERVER STATE", "VIEW DATABASE STATE".
+	Denied []string
+	// RPCPlan lets an sp_executesql RPC under SHOWPLAN_XML reach Statement,
+	// which then returns a plan ("variant A"). By default the server answers
+	// it as SQL Server does, with no plan, and capture falls back to the
+	// temporary procedure.
+	RPCPlan bool
 }
 
 // Start starts a fake server for the test, closed at cleanup (which fails
@@ -57,7 +66,7 @@ func Start(t testing.TB, cfg Config) *tdstest.Server {
 		db = "WorkDb"
 	}
 	return tdstest.Start(t, tdstest.Config{Handler: Handler(cfg), Database: db, User: cfg.User,
-		Password: cfg.Password, RejectLogin: cfg.RejectLogin})
+		Password: cfg.Password, RejectLogin: cfg.RejectLogin, PlanForRPC: cfg.RPCPlan})
 }
 
 // Marker comments of the batches package capture sends.
@@ -94,6 +103,8 @@ func Classify(r tdstest.Request) string {
 		return KindStatement
 	case strings.HasPrefix(sql, setupMarker):
 		return KindSetup
+	case strings.HasPrefix(sql, doctorMarker):
+		return KindDoctor
 	case strings.HasPrefix(sql, catalogMarker):
 		return KindCatalog
 	case strings.HasPrefix(sql, "CREATE PROCEDURE "+probeName):
@@ -116,16 +127,40 @@ func Classify(r tdstest.Request) string {
 // cfg.Statement.
 func Handler(cfg Config) tdstest.Handler {
 	return func(s tdstest.Session, r *tdstest.Request) *tdstest.Response {
-		switch Classify(*r) {
+		kind := Classify(*r)
+		if kind == KindDoctor {
+			return doctorResponse(cfg, s, r)
+		}
+		if s.ShowplanXML && kind == KindProbeExec && strings.Contains(r.SQL, "@planlint_p") {
+			if denied(cfg, "SHOWPLAN") {
+				return tdstest.ErrorResponse(tdstest.ErrShowplanDenied(s.Database))
+			}
+			plan, err := doctorProbePlan(r.SQL)
+			if err != nil {
+				return tdstest.ErrorResponse(tdstest.Message{Number: 50000, Class: 16, Text: err.Error()})
+			}
+			return tdstest.EstimatedPlan(plan)
+		}
+		if s.ShowplanXML && (kind == KindSetup || kind == KindCatalog || kind == KindTemplate || kind == KindCreate || kind == KindDrop) {
+			// A real server would return a plan instead of running it (or,
+			// for CREATE PROCEDURE, create nothing): leave it unhandled so
+			// that the test fails.
+			return nil
+		}
+		switch kind {
 		case KindSetup:
 			return setupResponse(cfg, s)
 		case KindCatalog:
 			return catalogResponse(cfg.Catalog, r.SQL)
 		case KindCreate, KindDrop:
+			if cfg.Statement != nil {
+				cfg.Statement(s, r) // lets an Answer see the procedure's text
+			}
 			return tdstest.NewResponse().Statement(tdstest.CmdNone)
 		case KindTemplate:
-			if cfg.Template == nil {
-				return nil
+			template := cfg.Template
+			if template == nil {
+				template = defaultTemplate
 			}
 			var query string
 			for _, p := range r.Params {
@@ -133,7 +168,7 @@ func Handler(cfg Config) tdstest.Handler {
 					query, _ = p.Value.(string)
 				}
 			}
-			tmpl, params, fail := cfg.Template(query)
+			tmpl, params, fail := template(query)
 			if fail != nil {
 				return tdstest.ErrorResponse(*fail)
 			}
@@ -294,13 +329,10 @@ func splitType(decl string) (name string, prec, scale int) {
 // Answer answers the captured statement the way a real server would,
 // refusing to run it unless a plan is being captured.
 type Answer struct {
-	// Estimated is the document returned under SHOWPLAN_XML.
+	// Estimated is the document returned under SHOWPLAN_XML: for a batch,
+	// for an RPC when the server passes it on (Config.RPCPlan), and wrapped
+	// in the procedure for the EXEC of the probe procedure.
 	Estimated string
-	// RPCPlan makes an RPC under SHOWPLAN_XML return Estimated ("variant
-	// A"); otherwise it returns no result set ("variant B", likely on a
-	// real server) and the EXEC of the probe procedure gets Estimated
-	// wrapped in the procedure.
-	RPCPlan bool
 	// Actual is the document returned under STATISTICS XML inside a
 	// transaction; Rows are the statement's own rows (nil: a DML row count).
 	Actual string
@@ -311,24 +343,55 @@ type Answer struct {
 	Delay time.Duration
 	// CloseAfterMetadata closes the connection mid-reply.
 	CloseAfterMetadata bool
+	// ProbeShape is the shape of the probe procedure's plan (default
+	// ProbeCurrent).
+	ProbeShape ProbeShape
 }
+
+// ProbeShape is how a server lays out the plan of EXEC of a procedure.
+type ProbeShape int
+
+// Probe plan shapes.
+const (
+	// ProbeCurrent: one EXECUTE PROC StmtSimple holding the StoredProc.
+	ProbeCurrent ProbeShape = iota
+	// Probe2008R2: SQL Server 2008 R2's shape, two Statements blocks: the
+	// EXECUTE PROC statement alone, then a bare StmtSimple around the
+	// StoredProc whose first statement text starts with the procedure's
+	// CREATE header.
+	Probe2008R2
+)
 
 // Handler answers the statement.
 func (a Answer) Handler() tdstest.Handler {
+	var mu sync.Mutex
+	created := map[int]string{} // connection → last CREATE PROCEDURE of the probe
 	return func(s tdstest.Session, r *tdstest.Request) *tdstest.Response {
 		var resp *tdstest.Response
-		probe := Classify(*r) == KindProbeExec
+		kind := Classify(*r)
+		if kind == KindCreate {
+			mu.Lock()
+			created[r.Conn] = r.SQL
+			mu.Unlock()
+			return nil
+		}
+		probe := kind == KindProbeExec
 		switch {
 		case s.ShowplanXML && a.Fail != nil, s.StatisticsXML && s.TranCount > 0 && a.Fail != nil:
 			resp = tdstest.ErrorResponse(*a.Fail)
 		case s.ShowplanXML && probe:
-			wrapped, err := WrapInProcedure(a.Estimated, r.SQL)
+			mu.Lock()
+			create := created[r.Conn]
+			mu.Unlock()
+			wrap := WrapInProcedure
+			if a.ProbeShape == Probe2008R2 {
+				wrap = func(planXML, call string) (string, error) { return WrapInProcedure2008R2(planXML, call, create) }
+			}
+			wrapped, err := wrap(a.Estimated, r.SQL)
 			if err != nil {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 50000, Class: 16, Text: err.Error()})
 			}
 			resp = tdstest.EstimatedPlan(wrapped)
-		case s.ShowplanXML && r.Kind == tdstest.KindRPC && !a.RPCPlan:
-			resp = tdstest.NoPlan()
 		case s.ShowplanXML:
 			resp = tdstest.EstimatedPlan(a.Estimated)
 		case s.StatisticsXML && s.TranCount > 0 && a.Rows != nil:
@@ -369,6 +432,43 @@ func WrapInProcedure(planXML, call string) (string, error) {
 		`" StatementId="1" StatementCompId="1" StatementType="EXECUTE PROC" RetrievedFromCache="false">` +
 		`<StoredProc ProcName="` + probeName + `"><Statements>` + inner + `</Statements></StoredProc></StmtSimple>`
 	return planXML[:open] + "<Statements>" + stmt + planXML[end:], nil
+}
+
+// WrapInProcedure2008R2 is WrapInProcedure in SQL Server 2008 R2's shape:
+// a Statements block with the bare EXECUTE PROC statement, then one with a
+// StmtSimple without attributes around the StoredProc, whose first
+// statement text starts with create's header (up to and including AS).
+func WrapInProcedure2008R2(planXML, call, create string) (string, error) {
+	open := strings.Index(planXML, "<Statements>")
+	end := strings.LastIndex(planXML, "</Statements>")
+	if open < 0 || end < open {
+		return "", fmt.Errorf("plan has no <Statements> element")
+	}
+	inner := planXML[open+len("<Statements>") : end]
+	inner = statementID.ReplaceAllStringFunc(inner, func(m string) string {
+		n, _ := strconv.Atoi(statementID.FindStringSubmatch(m)[1])
+		return fmt.Sprintf(`StatementId="%d"`, n+1)
+	})
+	header := create
+	if i := strings.Index(strings.ToUpper(create), "\nAS\n"); i >= 0 {
+		header = create[:i+len("\nAS\n")]
+	}
+	if i := strings.Index(inner, `StatementText="`); i >= 0 && header != "" {
+		var h strings.Builder
+		if err := xml.EscapeText(&h, []byte(header)); err != nil {
+			return "", err
+		}
+		at := i + len(`StatementText="`)
+		inner = inner[:at] + h.String() + inner[at:]
+	}
+	var text strings.Builder
+	if err := xml.EscapeText(&text, []byte(call)); err != nil {
+		return "", err
+	}
+	stmts := `<Statements><StmtSimple StatementText="` + text.String() +
+		`" StatementId="1" StatementCompId="1" StatementType="EXECUTE PROC" RetrievedFromCache="false"/></Statements>` +
+		`<Statements><StmtSimple><StoredProc ProcName="` + probeName + `"><Statements>` + inner + `</Statements></StoredProc></StmtSimple></Statements>`
+	return planXML[:open] + stmts + planXML[end+len("</Statements>"):], nil
 }
 
 // Fixture reads a file of the repository's fixtures folder, e.g.

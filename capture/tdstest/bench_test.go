@@ -11,7 +11,7 @@ func BenchmarkEncodeShowplan(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		w.buf = w.buf[:0]
-		if _, err := EstimatedPlan(plan).encode(&w, true, false, "tdstest", nil); err != nil {
+		if _, err := EstimatedPlan(plan).encode(&w, encodeContext{rpc: true, server: "tdstest"}); err != nil {
 			b.Fatal(err)
 		}
 		b.SetBytes(int64(len(w.buf)))

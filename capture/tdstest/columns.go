@@ -38,14 +38,17 @@ type Column struct {
 	scale      byte
 	chunk      int  // PLP chunk size in bytes; 0 means one chunk
 	unknownLen bool // PLP total length sent as UNKNOWN_PLP_LEN
-	flags      uint16
+	expression bool // computed from an expression, not a table column
 	valid      bool
 }
 
-// Column flags in COLMETADATA (MS-TDS 2.2.7.4).
+// Column flags in COLMETADATA (MS-TDS 2.2.7.4). Real servers send
+// 0x0008/0x0009 for table columns (updatability unknown, nullable) and
+// 0x0020/0x0021 for expressions.
 const (
-	colNullable uint16 = 0x0001
-	colComputed uint16 = 0x0020
+	colNullable        uint16 = 0x0001
+	colUpdatableUnknwn uint16 = 0x0008
+	colComputed        uint16 = 0x0020
 )
 
 func newColumn(name string, k columnKind) Column {
@@ -229,13 +232,31 @@ func (c Column) writeMeta(w *writer) {
 	w.bVarChar(c.Name)
 }
 
-// writeTypeInfo writes UserType, Flags and TYPE_INFO.
-func (c Column) writeTypeInfo(w *writer) {
-	w.u32(0)
-	flags := c.flags
-	if flags == 0 && !c.notNull {
-		flags = colNullable
+// Expression marks a column computed from an expression (flags 0x0021, or
+// 0x0020 when NOT NULL) rather than read from a table (0x0009 / 0x0008).
+func (c Column) Expression() Column {
+	c.expression = true
+	return c
+}
+
+// metaFlags are the COLMETADATA flags of the column.
+func (c Column) metaFlags() uint16 {
+	flags := colUpdatableUnknwn
+	if c.expression {
+		flags = colComputed
 	}
+	if !c.notNull {
+		flags |= colNullable
+	}
+	return flags
+}
+
+// writeTypeInfo writes UserType, Flags and TYPE_INFO.
+func (c Column) writeTypeInfo(w *writer) { c.writeTypeInfoFlags(w, c.metaFlags()) }
+
+// writeTypeInfoFlags writes UserType, the given Flags and TYPE_INFO.
+func (c Column) writeTypeInfoFlags(w *writer, flags uint16) {
+	w.u32(0)
 	w.u16(flags)
 	fixed := map[columnKind]byte{kindTinyInt: 0x30, kindSmallInt: 0x34, kindInt: 0x38, kindBigInt: 0x7F, kindBit: 0x32, kindFloat: 0x3E}
 	switch {

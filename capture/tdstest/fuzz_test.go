@@ -31,7 +31,7 @@ func driverMessages(tb testing.TB) map[Kind][][]byte {
 }
 
 func captureDriverMessages() (map[Kind][][]byte, error) {
-	s, err := NewServer(Config{Password: "pw", Handler: func(Session, *Request) *Response {
+	s, err := NewServer(Config{Password: "pw", PlanForRPC: true, Handler: func(Session, *Request) *Response {
 		return NewResponse().Result(NewResultSet(Int("n")).Row(1))
 	}})
 	if err != nil {
@@ -110,7 +110,7 @@ func FuzzParsePrelogin(f *testing.F) {
 	for _, b := range driverMessages(f)[KindPrelogin] {
 		f.Add(b)
 	}
-	f.Add(preloginReply())
+	f.Add(preloginReply(EncryptOff))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := parsePrelogin(b)
 		if err == nil && len(p.Options) > len(b)/5 {
@@ -192,7 +192,21 @@ func FuzzSessionBatch(f *testing.F) {
 				}
 			}
 		}
-		showplanAlone(sql)
-		mentionsShowplanSet(sql)
+		toks, ok := lexBatch(sql)
+		if !ok {
+			return
+		}
+		n := len([]rune(sql))
+		for _, tk := range toks {
+			if tk.pos < 0 || tk.end > n || tk.pos >= tk.end {
+				t.Fatalf("token %+v outside the %d-rune batch", tk, n)
+			}
+		}
+		if showplanAlone(toks) {
+			if _, found := showplanSet(toks); !found {
+				t.Fatal("a lone SET SHOWPLAN was not found")
+			}
+		}
+		embeddedSets(toks)
 	})
 }

@@ -71,17 +71,17 @@ func parsePrelogin(b []byte) (Prelogin, error) {
 	}
 }
 
-// preloginReply is the server's PRELOGIN answer: VERSION, ENCRYPTION=NOT_SUP,
+// preloginReply is the server's PRELOGIN answer: VERSION, ENCRYPTION,
 // INSTOPT, THREADID (empty) and MARS off, values after the option table as
 // SQL Server lays them out.
-func preloginReply() []byte {
+func preloginReply(encryption byte) []byte {
 	type opt struct {
 		token byte
 		val   []byte
 	}
 	opts := []opt{
 		{preloginVersion, []byte{16, 0, 0x10, 0x8D, 0, 0}}, // 16.0.4237
-		{preloginEncryption, []byte{EncryptNotSup}},
+		{preloginEncryption, []byte{encryption}},
 		{preloginInstance, []byte{0}},
 		{preloginThreadID, nil},
 		{preloginMARS, []byte{0}},
@@ -131,8 +131,10 @@ type Login struct {
 	ODBC bool
 	// IntegratedSecurity is set when the client asks for SSPI/Windows auth.
 	IntegratedSecurity bool
-	// FeatureExt is set when the client sent a FeatureExt block.
+	// FeatureExt is set when the client sent a FeatureExt block; Features
+	// are its entries in the order sent.
 	FeatureExt bool
+	Features   []Feature
 	// ReadOnlyIntent is ApplicationIntent=ReadOnly.
 	ReadOnlyIntent bool
 }
@@ -196,6 +198,11 @@ func parseLogin7(b []byte) (Login, error) {
 		return l, err
 	}
 	l.Password = fromUCS2(deobfuscate(pw))
+	if l.FeatureExt {
+		if l.Features, err = parseFeatureExt(b); err != nil {
+			return l, err
+		}
+	}
 	sspiOff := int(binary.LittleEndian.Uint16(b[78:]))
 	l.SSPILength = int(binary.LittleEndian.Uint16(b[80:]))
 	if l.SSPILength > 0 && sspiOff+l.SSPILength > len(b) {
@@ -212,4 +219,90 @@ func deobfuscate(b []byte) []byte {
 		out[i] = c<<4 | c>>4
 	}
 	return out
+}
+
+// LOGIN7 FeatureExt feature ids (MS-TDS 2.2.6.4).
+const (
+	FeatureSessionRecovery    byte = 0x01
+	FeatureFedAuth            byte = 0x02
+	FeatureColumnEncryption   byte = 0x04
+	FeatureGlobalTransaction  byte = 0x05
+	FeatureAzureSQLSupport    byte = 0x08
+	FeatureDataClassification byte = 0x09
+	FeatureUTF8Support        byte = 0x0A
+	featureTerminator         byte = 0xFF
+)
+
+// Feature is one entry of a LOGIN7 FeatureExt block.
+type Feature struct {
+	ID   byte
+	Data []byte
+}
+
+// parseFeatureExt reads the FeatureExt block: ibExtension (offset 56)
+// points at a DWORD holding the offset of the feature list, which is a
+// sequence of FeatureId, DWORD length, data, ended by 0xFF.
+func parseFeatureExt(b []byte) ([]Feature, error) {
+	ib := int(binary.LittleEndian.Uint16(b[56:]))
+	cb := int(binary.LittleEndian.Uint16(b[58:]))
+	if cb < 4 || ib < login7FixedSize || ib+4 > len(b) {
+		return nil, fmt.Errorf("LOGIN7: fExtension is set but ibExtension %d / cbExtension %d do not point at a 4-byte offset inside the %d-byte record", ib, cb, len(b))
+	}
+	r := &reader{buf: b, off: int(binary.LittleEndian.Uint32(b[ib:]))}
+	if r.off < login7FixedSize || r.off >= len(b) {
+		return nil, fmt.Errorf("LOGIN7: FeatureExt offset %d lies outside the %d-byte record", r.off, len(b))
+	}
+	var out []Feature
+	for {
+		id, err := r.u8("FeatureId")
+		if err != nil {
+			return nil, fmt.Errorf("LOGIN7 FeatureExt: %w (no 0xFF terminator)", err)
+		}
+		if id == featureTerminator {
+			return out, nil
+		}
+		n, err := r.u32("FeatureDataLen")
+		if err != nil {
+			return nil, fmt.Errorf("LOGIN7 FeatureExt: feature 0x%02X: %w", id, err)
+		}
+		if int64(n) > int64(r.remaining()) {
+			return nil, fmt.Errorf("LOGIN7 FeatureExt: feature 0x%02X says %d bytes, %d left", id, n, r.remaining())
+		}
+		data, _ := r.bytes(int(n), "FeatureData")
+		out = append(out, Feature{ID: id, Data: append([]byte(nil), data...)})
+	}
+}
+
+// featureAcks are the FEATUREEXTACK entries for the features this server
+// knows, as SQL Server 2019 and later answer them: UTF8_SUPPORT with 1
+// (UTF-8 collations supported) and GLOBALTRANSACTIONS with 0 (not
+// enabled). Session recovery, column encryption and data classification
+// are not acknowledged, which tells the client they are off.
+func featureAcks(fs []Feature) []Feature {
+	var out []Feature
+	for _, f := range fs {
+		switch f.ID {
+		case FeatureUTF8Support:
+			out = append(out, Feature{ID: f.ID, Data: []byte{1}})
+		case FeatureGlobalTransaction:
+			out = append(out, Feature{ID: f.ID, Data: []byte{0}})
+		}
+	}
+	return out
+}
+
+// knownTDSVersions are the LOGIN7 TDSVersion values SQL Server accepts and
+// echoes in LOGINACK.
+var knownTDSVersions = map[uint32]bool{
+	0x70000000: true, 0x71000000: true, 0x71000001: true, 0x72090002: true,
+	0x730A0003: true, 0x730B0003: true, 0x74000004: true, 0x08000000: true,
+}
+
+// ackVersion is the TDS version LOGINACK answers a client that asked for v:
+// the client's own version when it is a known one, else 7.4.
+func ackVersion(v uint32) uint32 {
+	if knownTDSVersions[v] {
+		return v
+	}
+	return 0x74000004
 }

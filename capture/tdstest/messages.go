@@ -68,10 +68,24 @@ func errBadResponse(err error) Message {
 }
 
 func changedDatabase(db string) Message {
-	return Message{Number: 5701, State: 2, Class: 0,
+	return Message{Number: 5701, State: 2, Class: 0, Line: 1,
 		Text: fmt.Sprintf("Changed database context to '%s'.", db)}
 }
 
 func changedLanguage() Message {
-	return Message{Number: 5703, State: 1, Class: 0, Text: "Changed language setting to us_english."}
+	return Message{Number: 5703, State: 1, Class: 0, Line: 1, Text: "Changed language setting to us_english."}
+}
+
+// errParamType is error 214, raised by sp_executesql for a statement or
+// declaration that is not ntext, nchar or nvarchar.
+func errParamType(name string) Message {
+	return Message{Number: 214, State: 2, Class: 16, Proc: "sp_executesql", Line: 1,
+		Text: fmt.Sprintf("Procedure expects parameter '%s' of type 'ntext/nchar/nvarchar'.", name)}
+}
+
+// errShowplanNotEmulated refuses SET SHOWPLAN_ALL / SHOWPLAN_TEXT ON: this
+// server returns XML plans only. The request is recorded as unhandled.
+func errShowplanNotEmulated(option string) Message {
+	return Message{Number: UnhandledNumber, State: 3, Class: 16, Line: 1,
+		Text: fmt.Sprintf("tdstest: SET %s ON is not emulated; only SET SHOWPLAN_XML returns plans here", option)}
 }

@@ -166,7 +166,7 @@ func TestParseRPCProcedures(t *testing.T) {
 	if call.proc != "sp_executesql" || call.procID != 10 || call.tranID != 7 || !isExecuteSQL(call) {
 		t.Errorf("by id: %+v", call)
 	}
-	if stmt, decl := executeSQLText(call.params); stmt != "x" || decl != "y" {
+	if stmt, decl, bad := executeSQLText(call.params); stmt != "x" || decl != "y" || bad != "" {
 		t.Errorf("by position: stmt %q decl %q", stmt, decl)
 	}
 	for name, want := range map[string]bool{"sp_executesql": true, "SP_EXECUTESQL": true, "sys.sp_executesql": true,
@@ -190,6 +190,8 @@ func TestParseBatch(t *testing.T) {
 func TestParseTransMgr(t *testing.T) {
 	var name writer
 	name.bVarChar("")
+	// tedious names transactions; the length byte counts bytes of UCS-2.
+	named := cat([]byte{6}, toUCS2("abc"))
 	tests := []struct {
 		name string
 		body []byte
@@ -201,6 +203,11 @@ func TestParseTransMgr(t *testing.T) {
 		{"rollback and begin", cat(allHeaders(3), le16(8), name.buf, []byte{1, 4}, name.buf), Transaction{Op: "rollback", Type: 8, Isolation: 4, BeginNew: true}, ""},
 		{"save", cat(allHeaders(3), le16(9), name.buf), Transaction{Op: "save", Type: 9}, ""},
 		{"other", cat(allHeaders(3), le16(1)), Transaction{Op: "other", Type: 1}, ""},
+		{"named begin", cat(allHeaders(0), le16(5), []byte{0}, named), Transaction{Op: "begin", Type: 5, Name: "abc"}, ""},
+		{"named commit", cat(allHeaders(3), le16(7), named, []byte{0}), Transaction{Op: "commit", Type: 7, Name: "abc"}, ""},
+		{"named rollback and begin", cat(allHeaders(3), le16(8), named, []byte{1, 0}, named), Transaction{Op: "rollback", Type: 8, Name: "abc", BeginNew: true}, ""},
+		{"named save", cat(allHeaders(3), le16(9), named), Transaction{Op: "save", Type: 9, Name: "abc"}, ""},
+		{"odd name length", cat(allHeaders(3), le16(9), []byte{3, 'a', 0, 'b'}), Transaction{}, "odd byte length 3"},
 		{"cut short", cat(allHeaders(3), le16(5)), Transaction{}, "isolation level needs 1 bytes"},
 	}
 	for _, tt := range tests {
@@ -270,7 +277,7 @@ func TestParseLogin7(t *testing.T) {
 }
 
 func TestParsePrelogin(t *testing.T) {
-	p, err := parsePrelogin(preloginReply())
+	p, err := parsePrelogin(preloginReply(EncryptNotSup))
 	if err != nil || p.Encryption != EncryptNotSup || len(p.Options) != 5 {
 		t.Fatalf("own reply: %+v, %v", p, err)
 	}

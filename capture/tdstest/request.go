@@ -719,7 +719,9 @@ const (
 	tmSave     = 9
 )
 
-// parseTransMgr parses a Transaction Manager request.
+// parseTransMgr parses a Transaction Manager request. Its names are
+// B_VARCHARs whose length counts bytes (MS-TDS 2.2.6.9; SqlClient writes
+// "number of bytes (unicode string)").
 func parseTransMgr(b []byte) (Transaction, uint64, error) {
 	var t Transaction
 	r := &reader{buf: b}
@@ -737,12 +739,12 @@ func parseTransMgr(b []byte) (Transaction, uint64, error) {
 		if t.Isolation, err = r.u8("isolation level"); err != nil {
 			return t, 0, wrap(err)
 		}
-		if t.Name, err = r.bVarChar("transaction name"); err != nil {
+		if t.Name, err = r.bVarCharBytes("transaction name"); err != nil {
 			return t, 0, wrap(err)
 		}
 	case tmCommit, tmRollback:
 		t.Op = map[uint16]string{tmCommit: "commit", tmRollback: "rollback"}[t.Type]
-		if t.Name, err = r.bVarChar("transaction name"); err != nil {
+		if t.Name, err = r.bVarCharBytes("transaction name"); err != nil {
 			return t, 0, wrap(err)
 		}
 		flags, err := r.u8("flags")
@@ -754,13 +756,13 @@ func parseTransMgr(b []byte) (Transaction, uint64, error) {
 			if t.Isolation, err = r.u8("new isolation level"); err != nil {
 				return t, 0, wrap(err)
 			}
-			if _, err = r.bVarChar("new transaction name"); err != nil {
+			if _, err = r.bVarCharBytes("new transaction name"); err != nil {
 				return t, 0, wrap(err)
 			}
 		}
 	case tmSave:
 		t.Op = "save"
-		if t.Name, err = r.bVarChar("savepoint name"); err != nil {
+		if t.Name, err = r.bVarCharBytes("savepoint name"); err != nil {
 			return t, 0, wrap(err)
 		}
 	default:

@@ -150,6 +150,7 @@ type Response struct {
 	parts              []part
 	returnValues       []returnValue
 	returnStatus       int32
+	statusSet          bool
 	delay              time.Duration
 	closeAfterBytes    int
 	closeAfterMetadata bool
@@ -229,9 +230,11 @@ func (r *Response) ReturnValue(name string, col Column, value any) *Response {
 	return r
 }
 
-// ReturnStatus sets the RPC return status (0 by default). Batches ignore it.
+// ReturnStatus sets the RPC return status. By default it is 0, or after
+// an error the number of the last error message (SQL Server's
+// sp_executesql returns 8180 after 208 and 8180). Batches ignore it.
 func (r *Response) ReturnStatus(v int32) *Response {
-	r.returnStatus = v
+	r.returnStatus, r.statusSet = v, true
 	return r
 }
 
@@ -272,10 +275,23 @@ func (r *Response) Err() error {
 	return errors.Join(errs...)
 }
 
-// encode renders the response for a batch (rpc false) or an RPC. inXact sets
-// DONE_INXACT on the DONE tokens. server names the server in ERROR/INFO.
-// params are the RPC's parameters, used to number RETURNVALUE tokens.
-func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []Param) (metaEnd int, err error) {
+// encodeContext is what framing a response depends on.
+type encodeContext struct {
+	rpc     bool   // an RPC: DONEINPROC per statement, RETURNSTATUS, DONEPROC
+	inXact  bool   // DONE_INXACT on the DONE tokens
+	noCount bool   // SET NOCOUNT ON: DONE_COUNT is cleared
+	server  string // names the server in ERROR and INFO
+	params  []Param
+}
+
+// encode renders the response for a request. metaEnd is the offset just
+// after the first COLMETADATA, -1 if none.
+func (r *Response) encode(w *writer, ec encodeContext) (metaEnd int, err error) {
+	rpc, inXact, server, params := ec.rpc, ec.inXact, ec.server, ec.params
+	countBit := doneCount
+	if ec.noCount {
+		countBit = 0
+	}
 	if err := r.Err(); err != nil {
 		return -1, err
 	}
@@ -304,6 +320,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 		return 0
 	}
 	failed := false
+	var lastErr int32
 	for i, p := range r.parts {
 		switch p.kind {
 		case partInfo:
@@ -314,6 +331,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 			failed = true
 			for _, m := range p.msgs {
 				w.message(tokenError, m, server)
+				lastErr = m.Number
 			}
 			if !rpc {
 				w.done(tokenDone, doneError|more(i)|xact, CmdSelect, 0)
@@ -321,7 +339,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 		case partStatement:
 			w.done(stmtToken, more(i)|xact, p.cmd, 0)
 		case partCount:
-			w.done(stmtToken, doneCount|more(i)|xact, p.cmd, p.rows)
+			w.done(stmtToken, countBit|more(i)|xact, p.cmd, p.rows)
 		case partResult:
 			p.rs.writeMetadata(w)
 			if metaEnd < 0 {
@@ -330,7 +348,7 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 			if err := p.rs.writeRows(w); err != nil {
 				return -1, err
 			}
-			status := doneCount
+			status := countBit
 			if p.rs.noCount {
 				status = 0
 			}
@@ -338,7 +356,11 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 		}
 	}
 	if rpc {
-		w.returnStatus(r.returnStatus)
+		status := r.returnStatus
+		if !r.statusSet && failed {
+			status = lastErr
+		}
+		w.returnStatus(status)
 		for _, rv := range r.returnValues {
 			ordinal := 0
 			for i, p := range params {
@@ -350,11 +372,11 @@ func (r *Response) encode(w *writer, rpc, inXact bool, server string, params []P
 				return -1, fmt.Errorf("ReturnValue %s: %w", rv.name, err)
 			}
 		}
-		status := xact
+		done := xact
 		if failed {
-			status |= doneError
+			done |= doneError
 		}
-		w.done(tokenDoneProc, status, CmdExecute, 0)
+		w.done(tokenDoneProc, done, CmdExecute, 0)
 	} else if trailing {
 		w.done(tokenDone, xact, CmdNone, 0)
 	}

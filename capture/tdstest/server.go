@@ -1,6 +1,8 @@
 package tdstest
 
 import (
+	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +41,20 @@ type Config struct {
 	Databases []string
 	// ServerName appears in ERROR and INFO tokens (default "tdstest").
 	ServerName string
+	// NoTLS makes the server answer PRELOGIN with ENCRYPTION=NOT_SUP
+	// whatever the client asks, as a server without a certificate. By
+	// default it answers as SQL Server does and performs the TLS handshake
+	// (encrypt=false encrypts the login only, encrypt=true everything,
+	// encrypt=strict is TLS first).
+	NoTLS bool
+	// Certificate is the server certificate; nil uses one generated once
+	// per process (NewCertificate).
+	Certificate *Certificate
+	// PlanForRPC passes an sp_executesql RPC under SHOWPLAN_XML ON to the
+	// Handler, which may answer it with a plan ("variant A"). By default the
+	// server answers it itself as SQL Server does: no result set, only
+	// RETURNSTATUS and DONEPROC.
+	PlanForRPC bool
 }
 
 // ProtocolError is a malformed or unexpected client message, or a response
@@ -60,6 +76,7 @@ func (e ProtocolError) Error() string {
 // loopback TCP.
 type Server struct {
 	cfg    Config
+	cert   *Certificate
 	ln     net.Listener
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -89,7 +106,14 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tdstest: listen: %w", err)
 	}
-	s := &Server{cfg: cfg, ln: ln, closed: make(chan struct{}), conns: map[int]*conn{}, nextTran: 0x1_0000_0000}
+	cert := cfg.Certificate
+	if cert == nil {
+		if cert, err = defaultCertificate(); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, cert: cert, ln: ln, closed: make(chan struct{}), conns: map[int]*conn{}, nextTran: 0x1_0000_0000}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -114,6 +138,11 @@ func Start(t testing.TB, cfg Config) *Server {
 	})
 	return s
 }
+
+// CertificatePEM is the server's certificate, PEM-encoded, for clients
+// that validate it (go-mssqldb's certificate or serverCertificate
+// parameters).
+func (s *Server) CertificatePEM() []byte { return append([]byte(nil), s.cert.PEM...) }
 
 // Addr is the host:port the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -211,9 +240,8 @@ func (s *Server) accept() {
 		s.nextConn++
 		c := newConn(s, nc, s.nextConn)
 		s.conns[c.id] = c
-		s.wg.Add(2)
+		s.wg.Add(1)
 		s.mu.Unlock()
-		go c.readLoop()
 		go c.serve()
 	}
 }
@@ -276,27 +304,20 @@ type readResult struct {
 type conn struct {
 	srv        *Server
 	nc         net.Conn
+	rw         io.ReadWriter // the transport: nc, or a TLS session over it
+	encryption string        // one of the Encryption* modes
 	id         int
 	msgs       chan readResult
 	done       chan struct{}
 	closeOnce  sync.Once
 	packetSize int
-	state      connState
 	loginSess  Session // state right after login, restored by RESETCONNECTION
 	tranID     uint64
 	sess       Session // guarded by srv.mu for readers outside serve
 }
 
-type connState int
-
-const (
-	stateNew connState = iota
-	statePrelogged
-	stateReady
-)
-
 func newConn(s *Server, nc net.Conn, id int) *conn {
-	return &conn{srv: s, nc: nc, id: id, msgs: make(chan readResult), done: make(chan struct{}), packetSize: 4096}
+	return &conn{srv: s, nc: nc, rw: nc, id: id, msgs: make(chan readResult), done: make(chan struct{}), packetSize: 4096}
 }
 
 func (c *conn) close() {
@@ -309,7 +330,7 @@ func (c *conn) close() {
 func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
 	for {
-		m, err := readMessage(c.nc)
+		m, err := readMessage(c.rw)
 		select {
 		case c.msgs <- readResult{m, err}:
 		case <-c.done:
@@ -358,6 +379,11 @@ func (c *conn) serve() {
 		delete(c.srv.conns, c.id)
 		c.srv.mu.Unlock()
 	}()
+	if !c.open() {
+		return
+	}
+	c.srv.wg.Add(1)
+	go c.readLoop()
 	for {
 		m, ok := c.next()
 		if !ok {
@@ -371,7 +397,7 @@ func (c *conn) serve() {
 
 // write sends a reply body split into packets.
 func (c *conn) write(body []byte) bool {
-	_, err := c.nc.Write(packetize(packetReply, body, c.packetSize))
+	_, err := c.rw.Write(packetize(packetReply, body, c.packetSize))
 	return err == nil
 }
 
@@ -381,22 +407,8 @@ func (c *conn) setSession(s Session) {
 	c.srv.mu.Unlock()
 }
 
-// handle processes one message; false ends the connection.
+// handle processes one message after login; false ends the connection.
 func (c *conn) handle(m message) bool {
-	switch c.state {
-	case stateNew:
-		if m.typ != packetPrelogin {
-			c.srv.protocolError(c.id, 0, fmt.Sprintf("expected PRELOGIN (0x12), got packet type 0x%02X", m.typ))
-			return false
-		}
-		return c.prelogin(m)
-	case statePrelogged:
-		if m.typ != packetLogin7 {
-			c.srv.protocolError(c.id, 0, fmt.Sprintf("expected LOGIN7 (0x10) after PRELOGIN, got packet type 0x%02X", m.typ))
-			return false
-		}
-		return c.loginRequest(m)
-	}
 	switch m.typ {
 	case packetSQLBatch, packetRPC, packetTransMgr:
 		return c.request(m)
@@ -411,7 +423,46 @@ func (c *conn) handle(m message) bool {
 	return false
 }
 
-func (c *conn) prelogin(m message) bool {
+// readDirect reads one message on the serving goroutine, before readLoop
+// starts; ok is false when the connection is over.
+func (c *conn) readDirect() (message, bool) {
+	m, err := readMessage(c.rw)
+	if err != nil {
+		c.readFailed(err)
+		return message{}, false
+	}
+	return m, true
+}
+
+// open runs PRELOGIN, the TLS handshake the negotiated encryption calls
+// for, and LOGIN7; false ends the connection.
+func (c *conn) open() bool {
+	br := bufio.NewReader(c.nc)
+	first, err := br.Peek(1)
+	if err != nil {
+		c.readFailed(err)
+		return false
+	}
+	raw := bufferedConn{Conn: c.nc, r: br}
+	c.rw = raw
+	c.encryption = EncryptionNone
+	if first[0] == tlsHandshakeRecord {
+		// TDS 8.0 (encrypt=strict): TLS before PRELOGIN.
+		tc := tls.Server(raw, c.tlsConfig(true))
+		if err := tc.Handshake(); err != nil {
+			c.srv.protocolError(c.id, 0, "TLS handshake (TDS 8.0): "+err.Error())
+			return false
+		}
+		c.rw, c.encryption = tc, EncryptionStrict
+	}
+	m, ok := c.readDirect()
+	if !ok {
+		return false
+	}
+	if m.typ != packetPrelogin {
+		c.srv.protocolError(c.id, 0, fmt.Sprintf("expected PRELOGIN (0x12), got packet type 0x%02X", m.typ))
+		return false
+	}
 	p, err := parsePrelogin(m.body)
 	req := Request{Conn: c.id, Kind: KindPrelogin, Raw: m.body}
 	if err == nil {
@@ -422,8 +473,66 @@ func (c *conn) prelogin(m message) bool {
 		c.srv.protocolError(c.id, seq, err.Error())
 		return false
 	}
-	c.state = statePrelogged
-	return c.write(preloginReply())
+	answer := c.encryptionAnswer(p.Encryption)
+	if !c.write(preloginReply(answer)) {
+		return false
+	}
+	if m, ok = c.readDirect(); !ok {
+		return false
+	}
+	if c.encryption != EncryptionStrict && m.typ == packetPrelogin && (answer == EncryptOff || answer == EncryptOn) {
+		// The TLS handshake, carried in PRELOGIN packets.
+		wrapped := &preloginTransport{Conn: c.nc, rw: raw, packetSize: handshakePacketSize, in: m.body}
+		sw := &switchConn{Conn: wrapped}
+		tc := tls.Server(sw, c.tlsConfig(false))
+		if err := tc.Handshake(); err != nil {
+			c.srv.protocolError(c.id, seq, "TLS handshake in PRELOGIN packets: "+err.Error())
+			return false
+		}
+		if err := wrapped.flush(); err != nil {
+			return false
+		}
+		sw.Conn = raw
+		c.rw = tc
+		if m, ok = c.readDirect(); !ok {
+			return false
+		}
+		c.encryption = EncryptionFull
+		if answer == EncryptOff {
+			// Only the login is encrypted; the rest of the connection is plain.
+			c.rw, c.encryption = raw, EncryptionLogin
+		}
+	}
+	if m.typ != packetLogin7 {
+		c.srv.protocolError(c.id, 0, fmt.Sprintf("expected LOGIN7 (0x10) after PRELOGIN, got packet type 0x%02X", m.typ))
+		return false
+	}
+	return c.loginRequest(m)
+}
+
+// handshakePacketSize bounds the PRELOGIN packets of the TLS handshake.
+// The packet size is not negotiated yet and go-mssqldb already sizes its
+// buffer to the DSN's packet size (512 at the least), so the handshake
+// uses the smallest one.
+const handshakePacketSize = 512
+
+// tlsHandshakeRecord is the first byte of a TLS handshake record.
+const tlsHandshakeRecord = 0x16
+
+// encryptionAnswer is the ENCRYPTION value of the PRELOGIN reply, as a
+// SQL Server with a certificate and without forced encryption answers:
+// NOT_SUP to NOT_SUP, OFF to OFF (login-only TLS), ON to ON or REQ. Config
+// NoTLS makes it answer NOT_SUP to everything, as a server without TLS.
+func (c *conn) encryptionAnswer(asked byte) byte {
+	switch {
+	case c.encryption == EncryptionStrict:
+		return EncryptOn
+	case c.srv.cfg.NoTLS, asked == EncryptNotSup:
+		return EncryptNotSup
+	case asked == EncryptOff:
+		return EncryptOff
+	}
+	return EncryptOn
 }
 
 func (c *conn) loginRequest(m message) bool {
@@ -450,9 +559,9 @@ func (c *conn) loginRequest(m message) bool {
 		msg := ErrLoginFailed(l.UserName)
 		msg.Text += " This server accepts SQL authentication only."
 		return fail(msg)
-	case l.FeatureExt:
+	case hasFeature(l.Features, FeatureFedAuth):
 		msg := ErrLoginFailed(l.UserName)
-		msg.Text += " This server does not support LOGIN7 feature extensions (Always Encrypted, Azure AD)."
+		msg.Text += " This server does not support federated (Azure AD) authentication."
 		return fail(msg)
 	case cfg.Password != "" && l.Password != cfg.Password:
 		return fail(ErrLoginFailed(l.UserName))
@@ -475,11 +584,12 @@ func (c *conn) loginRequest(m message) bool {
 	case size > 32767:
 		size = 32767
 	}
-	sess := Session{Conn: c.id, User: l.UserName, AppName: l.AppName, HostName: l.HostName, PacketSize: size, Database: db}
+	sess := Session{Conn: c.id, User: l.UserName, AppName: l.AppName, HostName: l.HostName, PacketSize: size, Database: db,
+		Encryption: c.encryption}
 	if l.ODBC {
 		sess.Options = ODBCDefaults
 	}
-	c.loginSess, c.state = sess, stateReady
+	c.loginSess = sess
 	c.setSession(sess)
 	c.srv.recordAfter(seq, sess)
 
@@ -489,7 +599,10 @@ func (c *conn) loginRequest(m message) bool {
 	w.envCollationChange()
 	w.envChangeStrings(envLanguage, "us_english", "")
 	w.message(tokenInfo, changedLanguage(), cfg.ServerName)
-	w.loginAck()
+	w.loginAck(ackVersion(l.TDSVersion))
+	if acks := featureAcks(l.Features); l.FeatureExt {
+		w.featureExtAck(acks)
+	}
 	w.envPacketSizeChange(size)
 	w.done(tokenDone, 0, CmdNone, 0)
 	ok := c.write(w.buf)
@@ -506,6 +619,7 @@ func (c *conn) request(m message) bool {
 	}
 	req.Session = c.sess
 	var parseErr error
+	var badParam string // sp_executesql parameter of the wrong type
 	switch m.typ {
 	case packetSQLBatch:
 		req.Kind = KindBatch
@@ -516,7 +630,7 @@ func (c *conn) request(m message) bool {
 		call, parseErr = parseRPC(m.body)
 		req.Proc, req.ProcID, req.Params, req.TransactionID = call.proc, call.procID, call.params, call.tranID
 		if isExecuteSQL(call) {
-			req.SQL, req.ParamDecl = executeSQLText(call.params)
+			req.SQL, req.ParamDecl, badParam = executeSQLText(call.params)
 		}
 	case packetTransMgr:
 		req.Kind = KindTransaction
@@ -540,9 +654,23 @@ func (c *conn) request(m message) bool {
 		c.srv.recordAfter(seq, c.sess)
 		return c.write(w.buf)
 	case KindBatch:
-		if c.sessionBatch(&w, req.SQL) {
+		answered, after := c.batch(&w, &req)
+		if answered {
 			c.srv.recordAfter(seq, c.sess)
 			return c.write(w.buf)
+		}
+		resp := c.callHandler(&req)
+		c.setSession(after)
+		c.srv.recordAfter(seq, after)
+		return c.respond(w, &req, resp)
+	case KindRPC:
+		if badParam != "" {
+			return c.respond(w, &req, NewResponse().Error(errParamType(badParam)))
+		}
+		if req.Session.ShowplanXML && isExecuteSQL(rpcCall{proc: req.Proc, procID: req.ProcID}) && !c.srv.cfg.PlanForRPC {
+			// SQL Server returns no plan for sp_executesql under SHOWPLAN_XML
+			// and runs nothing.
+			return c.respond(w, &req, NoPlan())
 		}
 	}
 	resp := c.callHandler(&req)
@@ -592,20 +720,29 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 			}
 			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: rr.msg.body}
 			c.srv.record(&att)
-			w.done(tokenDone, doneAttn, CmdNone, 0)
-			return c.write(w.buf)
+			// SQL Server ends the interrupted response, then acknowledges the
+			// attention in a message of its own (tedious waits for it).
+			w.done(tokenDone, 0, CmdNone, 0)
+			if !c.write(w.buf) {
+				return false
+			}
+			var ack writer
+			ack.done(tokenDone, doneAttn, CmdNone, 0)
+			return c.write(ack.buf)
 		}
 	}
 	if resp.misbehave != nil { // misbehave.go
 		return c.streamForever(resp.misbehave)
 	}
 	start := len(w.buf)
-	metaEnd, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params)
+	ec := encodeContext{rpc: req.Kind == KindRPC, inXact: req.Session.TranCount > 0, noCount: req.Session.NoCount,
+		server: c.srv.cfg.ServerName, params: req.Params}
+	metaEnd, err := resp.encode(&w, ec)
 	if err != nil {
 		c.srv.protocolError(c.id, req.Seq, fmt.Sprintf("response to %s: %v", req.Describe(), err))
 		w.buf = w.buf[:start]
 		resp = NewResponse().Error(errBadResponse(err))
-		if _, err := resp.encode(&w, req.Kind == KindRPC, req.Session.TranCount > 0, c.srv.cfg.ServerName, req.Params); err != nil {
+		if _, err := resp.encode(&w, ec); err != nil {
 			return false
 		}
 		return c.write(w.buf)
@@ -614,11 +751,11 @@ func (c *conn) respond(w writer, req *Request, resp *Response) bool {
 	case resp.closeAfterMetadata && metaEnd >= 0:
 		out := packetize(packetReply, w.buf[:start+metaEnd], c.packetSize)
 		out[len(out)-c.lastPacketLen(start+metaEnd)+1] = 0 // not the end of the message
-		c.nc.Write(out)
+		c.rw.Write(out)
 		return false
 	case resp.closeAfterBytes >= 0:
 		out := packetize(packetReply, w.buf, c.packetSize)
-		c.nc.Write(out[:min(resp.closeAfterBytes, len(out))])
+		c.rw.Write(out[:min(resp.closeAfterBytes, len(out))])
 		return false
 	}
 	return c.write(w.buf)
@@ -651,6 +788,15 @@ func (c *conn) reset(w *writer, keepTran bool) {
 	c.setSession(s)
 }
 
+func hasFeature(fs []Feature, id byte) bool {
+	for _, f := range fs {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func isExecuteSQL(call rpcCall) bool {
 	if call.procID == ProcExecuteSQL {
 		return true
@@ -662,19 +808,44 @@ func isExecuteSQL(call rpcCall) bool {
 	return strings.Trim(name, "[]") == "sp_executesql"
 }
 
-// executeSQLText finds sp_executesql's @stmt and @params, by name or position.
-func executeSQLText(params []Param) (stmt, decl string) {
+// executeSQLText finds sp_executesql's statement and declaration: the
+// parameters named @statement and @parameters (SQL Server's names; @stmt
+// and @params as documented), else the first two when unnamed. bad is the name of the
+// first of them that is not a Unicode string (error 214).
+func executeSQLText(params []Param) (stmt, decl, bad string) {
+	si, di := -1, -1
 	for i, p := range params {
-		s, _ := p.Value.(string)
 		switch {
-		case strings.EqualFold(p.Name, "@stmt"), p.Name == "" && i == 0:
-			stmt = s
-		case strings.EqualFold(p.Name, "@params"), p.Name == "" && i == 1:
-			decl = s
+		case strings.EqualFold(p.Name, "@statement"), strings.EqualFold(p.Name, "@stmt"):
+			si = i
+		case strings.EqualFold(p.Name, "@parameters"), strings.EqualFold(p.Name, "@params"):
+			di = i
 		}
 	}
-	return stmt, decl
+	if si < 0 && len(params) > 0 && params[0].Name == "" {
+		si = 0
+	}
+	if di < 0 && len(params) > 1 && params[1].Name == "" {
+		di = 1
+	}
+	for _, x := range []struct {
+		at   int
+		name string
+		dst  *string
+	}{{si, "@statement", &stmt}, {di, "@parameters", &decl}} {
+		if x.at < 0 {
+			continue
+		}
+		p := params[x.at]
+		if p.Value != nil && !isUnicodeType(p.TypeID) && bad == "" {
+			bad = x.name
+		}
+		*x.dst, _ = p.Value.(string)
+	}
+	return stmt, decl, bad
 }
+
+func isUnicodeType(id byte) bool { return id == tNVarChar || id == tNChar || id == 0x63 }
 
 // doneList writes statement DONE tokens with DONE_MORE and clears it on
 // the last one when the batch ends.
@@ -695,108 +866,6 @@ func (d *doneList) finish(w *writer) {
 	}
 	at := d.at[len(d.at)-1] + 1
 	w.buf[at] &^= byte(doneMore)
-}
-
-// sessionBatch runs batches made only of session statements, writing the
-// reply. It reports false when the batch is for the handler.
-func (c *conn) sessionBatch(w *writer, sql string) bool {
-	server := c.srv.cfg.ServerName
-	if mentionsShowplanSet(sql) && !showplanAlone(sql) {
-		w.message(tokenError, ErrShowplanNotAlone(), server)
-		w.done(tokenDone, doneError, CmdNone, 0)
-		return true
-	}
-	stmts, ok := parseSessionBatch(sql)
-	if !ok {
-		return false
-	}
-	s := c.sess
-	var dones doneList
-	fail := func(m Message) {
-		w.message(tokenError, m, server)
-		dones.add(w, doneError, CmdNone, 0, s.TranCount > 0)
-	}
-	for _, st := range stmts {
-		cmd := CmdSetOff
-		if st.on {
-			cmd = CmdSetOn
-		}
-		switch st.kind {
-		case stmtSet:
-			for _, name := range st.options {
-				switch name {
-				case "NOCOUNT":
-					s.NoCount = st.on
-				case "XACT_ABORT":
-					s.XactAbort = st.on
-				default:
-					*s.Options.field(name) = st.on
-				}
-			}
-			dones.add(w, 0, cmd, 0, s.TranCount > 0)
-		case stmtShowplan:
-			s.ShowplanXML = st.on
-			dones.add(w, 0, cmd, 0, s.TranCount > 0)
-		case stmtStatisticsXML:
-			s.StatisticsXML = st.on
-			dones.add(w, 0, cmd, 0, s.TranCount > 0)
-		case stmtBegin:
-			c.begin(w, &s)
-			dones.add(w, 0, CmdBeginTran, 0, true)
-		case stmtCommit:
-			if s.TranCount == 0 {
-				fail(errNoBeginCommit())
-				continue
-			}
-			c.commit(w, &s)
-			dones.add(w, 0, CmdEndTran, 0, s.TranCount > 0)
-		case stmtRollback:
-			if s.TranCount == 0 {
-				fail(errNoBeginRollback())
-				continue
-			}
-			c.rollback(w, &s)
-			dones.add(w, 0, CmdAbortTran, 0, false)
-		case stmtRollbackIfTran:
-			if s.TranCount > 0 {
-				c.rollback(w, &s)
-			}
-			dones.add(w, 0, CmdAbortTran, 0, false)
-		case stmtUse:
-			if !c.srv.databaseExists(st.name) {
-				fail(errNoDatabase(st.name))
-				continue
-			}
-			w.envChangeStrings(envDatabase, st.name, s.Database)
-			w.message(tokenInfo, changedDatabase(st.name), server)
-			s.Database = st.name
-			dones.add(w, 0, CmdNone, 0, s.TranCount > 0)
-		case stmtSelectOne:
-			rs := NewResultSet(Int("").NotNull()).Row(1)
-			rs.writeMetadata(w)
-			_ = rs.writeRows(w)
-			dones.add(w, doneCount, CmdSelect, 1, s.TranCount > 0)
-		}
-	}
-	dones.finish(w)
-	c.setSession(s)
-	return true
-}
-
-// showplanAlone reports whether the batch is exactly one SET SHOWPLAN_* ON|OFF.
-func showplanAlone(sql string) bool {
-	toks, ok := lexBatch(sql)
-	if !ok {
-		return false
-	}
-	for len(toks) > 0 && toks[len(toks)-1].up == ";" {
-		toks = toks[:len(toks)-1]
-	}
-	for len(toks) > 0 && toks[0].up == ";" {
-		toks = toks[1:]
-	}
-	return len(toks) == 3 && toks[0].up == "SET" && strings.HasPrefix(toks[1].up, "SHOWPLAN_") &&
-		(toks[2].up == "ON" || toks[2].up == "OFF")
 }
 
 func (c *conn) begin(w *writer, s *Session) {

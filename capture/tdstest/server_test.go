@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,16 +65,72 @@ func TestConnectAndPing(t *testing.T) {
 	}
 }
 
-func TestEncryptRequiredIsRefusedByDriver(t *testing.T) {
-	s, err := NewServer(Config{})
+// TestEncryption: the server negotiates encryption as SQL Server does and
+// go-mssqldb connects with each of its encrypt settings.
+func TestEncryption(t *testing.T) {
+	dir := t.TempDir()
+	s0, err := NewServer(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	db := openDB(t, s, url.Values{"encrypt": {"true"}})
-	err = db.PingContext(testContext(t))
-	if err == nil || !strings.Contains(err.Error(), "does not support encryption") {
-		t.Fatalf("Ping with encrypt=true: err = %v, want the driver's 'does not support encryption'", err)
+	certFile := filepath.Join(dir, "server.pem")
+	if err := os.WriteFile(certFile, s0.CertificatePEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s0.Close()
+	tests := []struct {
+		name   string
+		cfg    Config
+		params url.Values
+		want   string // Session.Encryption, or the error text
+		asked  byte
+	}{
+		{"encrypt=disable", Config{}, url.Values{"encrypt": {"disable"}}, EncryptionNone, EncryptNotSup},
+		{"default (no encrypt parameter)", Config{}, url.Values{}, EncryptionLogin, EncryptOff},
+		{"encrypt=false", Config{}, url.Values{"encrypt": {"false"}, "trustservercertificate": {"true"}}, EncryptionLogin, EncryptOff},
+		{"encrypt=true, trusted", Config{}, url.Values{"encrypt": {"true"}, "trustservercertificate": {"true"}}, EncryptionFull, EncryptOn},
+		{"encrypt=true, certificate file", Config{}, url.Values{"encrypt": {"true"}, "certificate": {certFile}}, EncryptionFull, EncryptOn},
+		{"encrypt=strict", Config{}, url.Values{"encrypt": {"strict"}, "serverCertificate": {certFile}}, EncryptionStrict, EncryptStrict},
+		{"encrypt=true, untrusted", Config{}, url.Values{"encrypt": {"true"}}, "certificate signed by unknown authority", EncryptOn},
+		{"encrypt=true, no TLS on the server", Config{NoTLS: true}, url.Values{"encrypt": {"true"}}, "does not support encryption", EncryptOn},
+		{"default, no TLS on the server", Config{NoTLS: true}, url.Values{}, EncryptionNone, EncryptOff},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := NewServer(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			db := openDB(t, s, tt.params)
+			db.SetMaxOpenConns(1)
+			ctx := testContext(t)
+			err = db.PingContext(ctx)
+			if strings.Contains(tt.want, " ") { // an error message, not a mode
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Ping: err = %v, want %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Ping: %v", err)
+			}
+			var n int
+			if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&n); err != nil || n != 1 {
+				t.Fatalf("SELECT 1 = %d, %v", n, err)
+			}
+			reqs := s.Requests()
+			if p := requestsOf(reqs, 0, KindPrelogin); len(p) != 1 || p[0].Prelogin.Encryption != tt.asked {
+				t.Errorf("PRELOGIN records %+v, want one asking %d", p, tt.asked)
+			}
+			b := requestsOf(reqs, 0, KindBatch)
+			if got := b[len(b)-1].Session.Encryption; got != tt.want {
+				t.Errorf("encryption = %q, want %q", got, tt.want)
+			}
+			if pe := s.ProtocolErrors(); len(pe) > 0 {
+				t.Errorf("protocol errors: %v", pe)
+			}
+		})
 	}
 }
 
@@ -105,13 +163,6 @@ func TestLoginFailures(t *testing.T) {
 			dsnUser: url.UserPassword(`CORP\alice`, "pw"),
 			wantNum: 18456,
 			wantMsg: "SQL authentication only",
-		},
-		{
-			name:    "feature extension (Always Encrypted)",
-			cfg:     Config{},
-			params:  url.Values{"columnencryption": {"true"}},
-			wantNum: 18456,
-			wantMsg: "feature extensions",
 		},
 		{
 			name:    "unknown database",
@@ -171,7 +222,7 @@ func TestShowplanRPCFlow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Start(t, Config{Handler: func(sess Session, r *Request) *Response {
+			s := Start(t, Config{PlanForRPC: true, Handler: func(sess Session, r *Request) *Response {
 				if r.Kind == KindRPC && sess.ShowplanXML && r.SQL == stmt {
 					return NewResponse().Result(ShowplanResultSetWith(tt.col, plan))
 				}

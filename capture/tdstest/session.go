@@ -65,6 +65,7 @@ type Session struct {
 	AppName       string
 	HostName      string
 	PacketSize    int
+	Encryption    string // how the connection is encrypted: one of the Encryption* modes
 	Database      string
 	ShowplanXML   bool
 	StatisticsXML bool
@@ -79,7 +80,8 @@ type sessionStmt struct {
 	kind    stmtKind
 	options []string // upper-case option names for SET
 	on      bool
-	name    string // database for USE
+	name    string // database for USE; SHOWPLAN_XML, _ALL or _TEXT for stmtShowplan
+	text    string // the statement as written, for a showplan document
 }
 
 type stmtKind int
@@ -94,6 +96,7 @@ const (
 	stmtRollbackIfTran
 	stmtUse
 	stmtSelectOne
+	stmtSetOther // a SET of an option the session does not track
 )
 
 // sessionOptionNames are the options SET may name in a session batch.
@@ -103,19 +106,47 @@ var sessionOptionNames = map[string]bool{
 	"NOCOUNT": true, "XACT_ABORT": true,
 }
 
-// lexToken is a word or punctuation mark of a batch.
-type lexToken struct {
-	up        string // upper-cased text; empty for delimited identifiers
-	text      string // text as typed, without [] or "" delimiters
-	delimited bool
+// otherSetOptions are SET options clients send at connect time (tedious's
+// initial batch, ODBC drivers) that the server accepts without tracking,
+// with the kind of value each takes.
+var otherSetOptions = map[string]string{
+	"ANSI_NULL_DFLT_ON": "onoff", "ANSI_NULL_DFLT_OFF": "onoff", "CURSOR_CLOSE_ON_COMMIT": "onoff",
+	"IMPLICIT_TRANSACTIONS": "onoff", "ANSI_DEFAULTS": "onoff", "FMTONLY": "onoff",
+	"DATEFIRST": "value", "DATEFORMAT": "value", "LANGUAGE": "value", "TEXTSIZE": "value",
+	"LOCK_TIMEOUT": "value", "ROWCOUNT": "value", "DEADLOCK_PRIORITY": "value",
+	"TRANSACTION": "isolation",
 }
 
-// lexBatch splits T-SQL into words and punctuation, dropping comments. It
-// reports false for string literals or anything else a session batch never
-// holds.
+// lexKind is the kind of a lexical token.
+type lexKind int
+
+const (
+	lexWord lexKind = iota
+	lexDelimited
+	lexString
+	lexNumber
+	lexPunct
+)
+
+// lexToken is a word, literal or punctuation mark of a batch.
+type lexToken struct {
+	kind lexKind
+	up   string // upper-cased text of words and punctuation; empty otherwise
+	text string // text as typed, without [] or "" delimiters
+	pos  int    // rune offsets of the token in the batch
+	end  int
+}
+
+// lexBatch splits T-SQL into tokens, dropping comments; string literals
+// become single tokens, so words inside them or inside comments are never
+// taken for statements. ok is false for an unterminated comment, string or
+// delimited identifier.
 func lexBatch(sql string) ([]lexToken, bool) {
 	var toks []lexToken
 	rs := []rune(sql)
+	isWordRune := func(r rune) bool {
+		return r == '_' || r == '@' || r == '#' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	}
 	for i := 0; i < len(rs); {
 		r := rs[i]
 		switch {
@@ -144,6 +175,28 @@ func lexBatch(sql string) ([]lexToken, bool) {
 			if depth != 0 {
 				return nil, false
 			}
+		case r == '\'' || (r == 'N' || r == 'n') && i+1 < len(rs) && rs[i+1] == '\'':
+			j := i + 1
+			if r != '\'' {
+				j++
+			}
+			var b strings.Builder
+			for ; j < len(rs); j++ {
+				if rs[j] == '\'' {
+					if j+1 < len(rs) && rs[j+1] == '\'' {
+						b.WriteRune('\'')
+						j++
+						continue
+					}
+					break
+				}
+				b.WriteRune(rs[j])
+			}
+			if j >= len(rs) {
+				return nil, false
+			}
+			toks = append(toks, lexToken{kind: lexString, text: b.String(), pos: i, end: j + 1})
+			i = j + 1
 		case r == '[' || r == '"':
 			end := ']'
 			if r == '"' {
@@ -165,21 +218,23 @@ func lexBatch(sql string) ([]lexToken, bool) {
 			if j >= len(rs) {
 				return nil, false
 			}
-			toks = append(toks, lexToken{text: b.String(), delimited: true})
+			toks = append(toks, lexToken{kind: lexDelimited, text: b.String(), pos: i, end: j + 1})
 			i = j + 1
-		case r == '_' || r == '@' || r == '#' || unicode.IsLetter(r) || unicode.IsDigit(r):
+		case isWordRune(r):
 			j := i
-			for j < len(rs) && (rs[j] == '_' || rs[j] == '@' || rs[j] == '#' || rs[j] == '$' || unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
+			for j < len(rs) && isWordRune(rs[j]) {
 				j++
 			}
 			word := string(rs[i:j])
-			toks = append(toks, lexToken{up: strings.ToUpper(word), text: word})
+			kind := lexWord
+			if unicode.IsDigit(r) {
+				kind = lexNumber
+			}
+			toks = append(toks, lexToken{kind: kind, up: strings.ToUpper(word), text: word, pos: i, end: j})
 			i = j
-		case strings.ContainsRune(";,>.", r):
-			toks = append(toks, lexToken{up: string(r), text: string(r)})
-			i++
 		default:
-			return nil, false
+			toks = append(toks, lexToken{kind: lexPunct, up: string(r), text: string(r), pos: i, end: i + 1})
+			i++
 		}
 	}
 	return toks, true
@@ -192,6 +247,11 @@ func parseSessionBatch(sql string) (stmts []sessionStmt, ok bool) {
 	if !ok {
 		return nil, false
 	}
+	return parseSessionTokens(sql, toks)
+}
+
+func parseSessionTokens(sql string, toks []lexToken) (stmts []sessionStmt, ok bool) {
+	rs := []rune(sql)
 	p := &stmtParser{toks: toks}
 	for {
 		for p.accept(";") {
@@ -199,27 +259,61 @@ func parseSessionBatch(sql string) (stmts []sessionStmt, ok bool) {
 		if p.done() {
 			return stmts, len(stmts) > 0
 		}
+		start := p.pos
 		st, ok := p.statement()
 		if !ok {
 			return nil, false
 		}
+		st.text = string(rs[toks[start].pos:toks[p.pos-1].end])
 		stmts = append(stmts, st)
 	}
 }
 
-// mentionsShowplanSet reports whether sql contains SET SHOWPLAN_XML (or
-// another SHOWPLAN option), which must be alone in its batch.
-func mentionsShowplanSet(sql string) bool {
-	up := strings.ToUpper(sql)
-	fields := strings.FieldsFunc(up, func(r rune) bool {
-		return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
-	})
-	for i := 0; i+1 < len(fields); i++ {
-		if fields[i] == "SET" && strings.HasPrefix(fields[i+1], "SHOWPLAN_") {
-			return true
+// showplanSet finds a SET SHOWPLAN_XML|ALL|TEXT ON|OFF statement among the
+// tokens (outside strings and comments) and reports which option it sets.
+func showplanSet(toks []lexToken) (option string, found bool) {
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].up == "SET" && isShowplanOption(toks[i+1].up) && (toks[i+2].up == "ON" || toks[i+2].up == "OFF") {
+			return toks[i+1].up, true
 		}
 	}
-	return false
+	return "", false
+}
+
+func isShowplanOption(up string) bool {
+	return up == "SHOWPLAN_XML" || up == "SHOWPLAN_ALL" || up == "SHOWPLAN_TEXT"
+}
+
+// showplanAlone reports whether the tokens are exactly one SET SHOWPLAN_*
+// ON|OFF, with optional semicolons.
+func showplanAlone(toks []lexToken) bool {
+	for len(toks) > 0 && toks[len(toks)-1].up == ";" {
+		toks = toks[:len(toks)-1]
+	}
+	for len(toks) > 0 && toks[0].up == ";" {
+		toks = toks[1:]
+	}
+	return len(toks) == 3 && toks[0].up == "SET" && isShowplanOption(toks[1].up) &&
+		(toks[2].up == "ON" || toks[2].up == "OFF")
+}
+
+// embeddedSets finds the SET statements of session options in a batch the
+// handler answers, in order, so that the recorded session state follows
+// them: SET option[, option…] ON|OFF and SET STATISTICS XML ON|OFF. An
+// UPDATE's SET clause never matches (its column is followed by =).
+func embeddedSets(toks []lexToken) []sessionStmt {
+	var out []sessionStmt
+	for i := 0; i < len(toks); i++ {
+		if toks[i].up != "SET" {
+			continue
+		}
+		p := &stmtParser{toks: toks, pos: i + 1}
+		if st, ok := p.set(); ok && (st.kind == stmtSet || st.kind == stmtStatisticsXML) {
+			out = append(out, st)
+			i = p.pos - 1
+		}
+	}
+	return out
 }
 
 type stmtParser struct {
@@ -230,7 +324,7 @@ type stmtParser struct {
 func (p *stmtParser) done() bool { return p.pos >= len(p.toks) }
 
 func (p *stmtParser) peek() string {
-	if p.done() {
+	if p.done() || (p.toks[p.pos].kind != lexWord && p.toks[p.pos].kind != lexPunct && p.toks[p.pos].kind != lexNumber) {
 		return ""
 	}
 	return p.toks[p.pos].up
@@ -283,7 +377,7 @@ func (p *stmtParser) statement() (sessionStmt, bool) {
 			return sessionStmt{}, false
 		}
 		t := p.toks[p.pos]
-		if !t.delimited && !isWord(t.text) {
+		if t.kind != lexDelimited && (t.kind != lexWord || !isWord(t.text)) {
 			return sessionStmt{}, false
 		}
 		p.pos++
@@ -302,16 +396,44 @@ func isWord(s string) bool {
 }
 
 func (p *stmtParser) set() (sessionStmt, bool) {
-	switch {
-	case p.accept("SHOWPLAN_XML"):
+	if opt := p.peek(); isShowplanOption(opt) {
+		p.pos++
 		on, ok := p.onOff()
-		return sessionStmt{kind: stmtShowplan, on: on}, ok
-	case p.accept("STATISTICS"):
+		return sessionStmt{kind: stmtShowplan, name: opt, on: on}, ok
+	}
+	if p.accept("STATISTICS") {
 		if !p.accept("XML") {
 			return sessionStmt{}, false
 		}
 		on, ok := p.onOff()
 		return sessionStmt{kind: stmtStatisticsXML, on: on}, ok
+	}
+	if kind, ok := otherSetOptions[p.peek()]; ok {
+		p.pos++
+		st := sessionStmt{kind: stmtSetOther}
+		switch kind {
+		case "onoff":
+			st.on, ok = p.onOff()
+			return st, ok
+		case "value":
+			if p.done() || (p.toks[p.pos].kind != lexWord && p.toks[p.pos].kind != lexNumber && p.toks[p.pos].kind != lexString) {
+				return sessionStmt{}, false
+			}
+			p.pos++
+			return st, true
+		}
+		if !p.accept("ISOLATION") || !p.accept("LEVEL") {
+			return sessionStmt{}, false
+		}
+		switch {
+		case p.accept("READ"):
+			ok = p.accept("COMMITTED") || p.accept("UNCOMMITTED")
+		case p.accept("REPEATABLE"):
+			ok = p.accept("READ")
+		default:
+			ok = p.accept("SNAPSHOT") || p.accept("SERIALIZABLE")
+		}
+		return st, ok
 	}
 	st := sessionStmt{kind: stmtSet}
 	for {

@@ -21,7 +21,7 @@ func TestParseSessionBatch(t *testing.T) {
 		{"SET ANSI_NULLS ON", []sessionStmt{{kind: stmtSet, options: []string{"ANSI_NULLS"}, on: true}}},
 		{"set arithabort, concat_null_yields_null off;", []sessionStmt{{kind: stmtSet, options: []string{"ARITHABORT", "CONCAT_NULL_YIELDS_NULL"}, on: false}}},
 		{"SET NOCOUNT ON\nSET XACT_ABORT ON", []sessionStmt{{kind: stmtSet, options: []string{"NOCOUNT"}, on: true}, {kind: stmtSet, options: []string{"XACT_ABORT"}, on: true}}},
-		{"SET SHOWPLAN_XML ON", []sessionStmt{{kind: stmtShowplan, on: true}}},
+		{"SET SHOWPLAN_XML ON", []sessionStmt{{kind: stmtShowplan, name: "SHOWPLAN_XML", on: true}}},
 		{"SET STATISTICS XML OFF", []sessionStmt{{kind: stmtStatisticsXML}}},
 		{"BEGIN TRAN; COMMIT TRANSACTION; ROLLBACK WORK", []sessionStmt{{kind: stmtBegin}, {kind: stmtCommit}, {kind: stmtRollback}}},
 		{"IF @@TRANCOUNT > 0 ROLLBACK TRAN", []sessionStmt{{kind: stmtRollbackIfTran}}},
@@ -32,8 +32,11 @@ func TestParseSessionBatch(t *testing.T) {
 		{";;", nil},
 		{"SET ANSI_NULLS ON, QUOTED_IDENTIFIER ON", nil},
 		{"SET STATISTICS IO ON", nil},
-		{"SET ANSI_DEFAULTS ON", nil},
-		{"SET TRANSACTION ISOLATION LEVEL SNAPSHOT", nil},
+		{"SET ANSI_DEFAULTS ON", []sessionStmt{{kind: stmtSetOther, on: true}}},
+		{"SET TRANSACTION ISOLATION LEVEL SNAPSHOT", []sessionStmt{{kind: stmtSetOther}}},
+		{"set textsize 2147483647\nset language us_english\nset transaction isolation level read committed\nset dateformat mdy", []sessionStmt{{kind: stmtSetOther}, {kind: stmtSetOther}, {kind: stmtSetOther}, {kind: stmtSetOther}}},
+		{"SET TRANSACTION ISOLATION LEVEL CHAOS", nil},
+		{"SET TEXTSIZE", nil},
 		{"SELECT 1 AS x", nil},
 		{"SELECT 'x'", nil},
 		{"BEGIN SELECT 1 END", nil},
@@ -46,6 +49,9 @@ func TestParseSessionBatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
 			got, ok := parseSessionBatch(tt.sql)
+			for i := range got {
+				got[i].text = ""
+			}
 			if ok != (tt.want != nil) || (ok && !reflect.DeepEqual(got, tt.want)) {
 				t.Errorf("got %+v, %v; want %+v", got, ok, tt.want)
 			}
@@ -65,11 +71,49 @@ func TestShowplanSetDetection(t *testing.T) {
 		{"SELECT 1\nSET SHOWPLAN_XML OFF", true, false},
 		{"SET SHOWPLAN_XML ON SET NOCOUNT ON", true, false},
 		{"SET STATISTICS XML ON", false, false},
-		{"SELECT 'SET SHOWPLAN_XML ON'", true, false},
+		// Words inside strings and comments are not statements.
+		{"SELECT 'SET SHOWPLAN_XML ON'", false, false},
+		{"SELECT N'it''s SET SHOWPLAN_XML ON'", false, false},
+		{"SELECT 1 -- SET SHOWPLAN_XML ON", false, false},
+		{"/* SET SHOWPLAN_XML OFF */ SELECT 1", false, false},
+		{"UPDATE t SET showplan_xml = 1", false, false},
 	}
 	for _, tt := range tests {
-		if m, a := mentionsShowplanSet(tt.sql), showplanAlone(tt.sql); m != tt.mentions || a != tt.alone {
+		toks, ok := lexBatch(tt.sql)
+		if !ok {
+			t.Fatalf("%q does not lex", tt.sql)
+		}
+		_, m := showplanSet(toks)
+		if a := showplanAlone(toks); m != tt.mentions || a != tt.alone {
 			t.Errorf("%q: mentions %v alone %v, want %v %v", tt.sql, m, a, tt.mentions, tt.alone)
+		}
+	}
+}
+
+func TestEmbeddedSets(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want string
+	}{
+		{"-- setup\nSET ANSI_NULLS ON;\nSET ARITHABORT, QUOTED_IDENTIFIER OFF;\nSELECT DB_NAME();", "ANSI_NULLS on|ARITHABORT,QUOTED_IDENTIFIER off"},
+		{"SELECT x FROM t SET NOCOUNT ON", "NOCOUNT on"},
+		{"SET STATISTICS XML ON; SELECT 1 FROM t", "STATISTICS XML on"},
+		{"UPDATE t SET ansi_nulls = 1", ""},
+		{"SELECT 'SET NOCOUNT ON'", ""},
+		{"SET LOCK_TIMEOUT 5; SET NOCOUNT OFF", "NOCOUNT off"},
+	}
+	for _, tt := range tests {
+		toks, _ := lexBatch(tt.sql)
+		var got []string
+		for _, st := range embeddedSets(toks) {
+			name := strings.Join(st.options, ",")
+			if st.kind == stmtStatisticsXML {
+				name = "STATISTICS XML"
+			}
+			got = append(got, fmt.Sprintf("%s %s", name, map[bool]string{true: "on", false: "off"}[st.on]))
+		}
+		if strings.Join(got, "|") != tt.want {
+			t.Errorf("%q: sets %q, want %q", tt.sql, strings.Join(got, "|"), tt.want)
 		}
 	}
 }

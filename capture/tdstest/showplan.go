@@ -11,9 +11,7 @@ const DefaultPlanChunk = 8000
 // DefaultPlanChunk-byte chunks with a known total length. Chunked and
 // UnknownLength change that.
 func ShowplanColumn() Column {
-	c := NVarCharMax(ShowplanColumnName).Chunked(DefaultPlanChunk)
-	c.flags = colNullable | colComputed
-	return c
+	return NVarCharMax(ShowplanColumnName).Chunked(DefaultPlanChunk).Expression()
 }
 
 // ShowplanResultSet is a one-row result set holding one plan document.

@@ -1,22 +1,26 @@
 package tdstest
 
-import "strconv"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // Token types the server emits. go-mssqldb panics on tokens it does not
 // know, so nothing else is ever written.
 const (
-	tokenReturnStatus byte = 0x79
-	tokenReturnValue  byte = 0xAC
-	tokenColMetadata  byte = 0x81
-	tokenError        byte = 0xAA
-	tokenInfo         byte = 0xAB
-	tokenLoginAck     byte = 0xAD
-	tokenRow          byte = 0xD1
-	tokenNBCRow       byte = 0xD2
-	tokenEnvChange    byte = 0xE3
-	tokenDone         byte = 0xFD
-	tokenDoneProc     byte = 0xFE
-	tokenDoneInProc   byte = 0xFF
+	tokenReturnStatus  byte = 0x79
+	tokenReturnValue   byte = 0xAC
+	tokenColMetadata   byte = 0x81
+	tokenError         byte = 0xAA
+	tokenInfo          byte = 0xAB
+	tokenLoginAck      byte = 0xAD
+	tokenFeatureExtAck byte = 0xAE
+	tokenRow           byte = 0xD1
+	tokenNBCRow        byte = 0xD2
+	tokenEnvChange     byte = 0xE3
+	tokenDone          byte = 0xFD
+	tokenDoneProc      byte = 0xFE
+	tokenDoneInProc    byte = 0xFF
 )
 
 // DONE status bits (MS-TDS 2.2.7.6).
@@ -92,9 +96,14 @@ func (w *writer) envCollationChange() {
 // envResetAck acknowledges RESETCONNECTION: E3 03 00 12 00 00.
 func (w *writer) envResetAck() { w.envChangeBytes(envResetAck, nil, nil) }
 
+// defaultPacketSize is the server's network packet size before login: the
+// old value of the login's packet-size ENVCHANGE.
+const defaultPacketSize = 4096
+
+// envPacketSizeChange announces the negotiated packet size; the old value
+// is the server default, as SQL Server sends it ("8000" from "4096").
 func (w *writer) envPacketSizeChange(size int) {
-	s := strconv.Itoa(size)
-	w.envChangeStrings(envPacketSize, s, s)
+	w.envChangeStrings(envPacketSize, strconv.Itoa(size), strconv.Itoa(defaultPacketSize))
 }
 
 func tranIDBytes(id uint64) []byte {
@@ -118,16 +127,32 @@ func (w *writer) message(token byte, m Message, server string) {
 	w.raw(body.buf)
 }
 
-// loginAck writes LOGINACK for TDS 7.4. The TDS version is big-endian.
-func (w *writer) loginAck() {
+// progName is LOGINACK's ProgName as SQL Server sends it: 22 characters,
+// the name and two NULs.
+const progName = "Microsoft SQL Server\x00\x00"
+
+// loginAck writes LOGINACK with the given TDS version (big-endian on the wire).
+func (w *writer) loginAck(version uint32) {
 	var body writer
 	body.u8(1) // interface: SQL_TSQL
-	body.raw([]byte{0x74, 0x00, 0x00, 0x04})
-	body.bVarChar("Microsoft SQL Server")
+	body.raw(binary.BigEndian.AppendUint32(nil, version))
+	body.bVarChar(progName)
 	body.raw([]byte{16, 0, 0x10, 0x8D}) // 16.0.4237
 	w.u8(tokenLoginAck)
 	w.u16(uint16(len(body.buf)))
 	w.raw(body.buf)
+}
+
+// featureExtAck writes FEATUREEXTACK: each feature's id, DWORD length and
+// data, then the 0xFF terminator.
+func (w *writer) featureExtAck(acks []Feature) {
+	w.u8(tokenFeatureExtAck)
+	for _, a := range acks {
+		w.u8(a.ID)
+		w.u32(uint32(len(a.Data)))
+		w.raw(a.Data)
+	}
+	w.u8(featureTerminator)
 }
 
 func (w *writer) done(token byte, status, curCmd uint16, rows uint64) {
@@ -142,8 +167,8 @@ func (w *writer) returnValue(ordinal int, rv returnValue) error {
 	w.u8(tokenReturnValue)
 	w.u16(uint16(ordinal))
 	w.bVarChar(rv.name)
-	w.u8(0x01) // output parameter
-	rv.col.writeTypeInfo(w)
+	w.u8(0x01)                      // status: output parameter
+	rv.col.writeTypeInfoFlags(w, 0) // real servers send flags 0x0000 here
 	if rv.value == nil {
 		return rv.col.writeNull(w)
 	}

@@ -99,7 +99,7 @@ func TestRowTokenChoice(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var meta, all writer
 			tt.rs.writeMetadata(&meta)
-			if _, err := NewResponse().Result(tt.rs).encode(&all, false, false, "x", nil); err != nil {
+			if _, err := NewResponse().Result(tt.rs).encode(&all, encodeContext{server: "x"}); err != nil {
 				t.Fatal(err)
 			}
 			if got := all.buf[len(meta.buf)]; got != tt.token {
@@ -129,7 +129,7 @@ func TestResponseBuildErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w writer
-			_, err := tt.resp.encode(&w, false, false, "x", nil)
+			_, err := tt.resp.encode(&w, encodeContext{server: "x"})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("encode error = %v, want one containing %q", err, tt.want)
 			}

@@ -173,6 +173,23 @@ func (r *reader) bVarChar(what string) (string, error) {
 	return fromUCS2(b), nil
 }
 
+// bVarCharBytes reads a B_VARCHAR whose length byte counts bytes of UCS-2,
+// as Transaction Manager names are sent (tedious, SqlClient).
+func (r *reader) bVarCharBytes(what string) (string, error) {
+	n, err := r.u8(what + " length")
+	if err != nil {
+		return "", err
+	}
+	if n%2 != 0 {
+		return "", fmt.Errorf("offset %d: %s has an odd byte length %d", r.off-1, what, n)
+	}
+	b, err := r.bytes(int(n), what)
+	if err != nil {
+		return "", err
+	}
+	return fromUCS2(b), nil
+}
+
 // fromUCS2 decodes little-endian UTF-16. An odd trailing byte is dropped and
 // unpaired surrogates become U+FFFD.
 func fromUCS2(b []byte) string {
