@@ -281,7 +281,7 @@ func buildHTMLFile(fi int, f *File, opt HTMLOptions) *htmlFile {
 				finishNodeBadges(n)
 			}
 		}
-		hs.Properties = statementProperties(s)
+		hs.Properties = htmlStatementProperties(s)
 		hs.Indexes = statementIndexes(s, hs.Findings, evidence)
 		hs.Compact = len(hs.Plans) == 0 && len(hs.Findings) == 0
 		hf.Statements = append(hf.Statements, hs)

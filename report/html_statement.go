@@ -17,9 +17,9 @@ type htmlIndex struct {
 	DDL    string
 }
 
-// statementProperties are the statement-level facts shown above its plan,
+// htmlStatementProperties are the statement-level facts shown above its plan,
 // in reading order. Each is read from the plan model; add new ones here.
-func statementProperties(s *Statement) []htmlDetail {
+func htmlStatementProperties(s *Statement) []htmlDetail {
 	var d []htmlDetail
 	add := func(name, value string) {
 		if value != "" {

@@ -413,7 +413,7 @@ func TestStatementProperties(t *testing.T) {
 		}}
 	got := map[string]string{}
 	var order []string
-	for _, d := range statementProperties(&Statement{Source: src}) {
+	for _, d := range htmlStatementProperties(&Statement{Source: src}) {
 		got[d.Name] = d.Value
 		order = append(order, d.Name)
 	}
@@ -435,7 +435,7 @@ func TestStatementProperties(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("properties %v, want only %v", order, want)
 	}
-	if d := statementProperties(&Statement{}); d != nil {
+	if d := htmlStatementProperties(&Statement{}); d != nil {
 		t.Errorf("a statement without a plan model has properties %v", d)
 	}
 }
