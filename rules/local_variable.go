@@ -20,7 +20,7 @@ var LocalVariable = &Rule{
 		{"warn_rows", 10000, "rows processed by that operator from which it is a warning"},
 		{"warn_ms", 1000, "statement elapsed time from which it is a warning"},
 	},
-	After: []string{"filtered-index-parameterized", "optimize-for-unknown"},
+	After: []string{"filtered-index-parameterized", "optimize-for-unknown", "implicit-conversion"},
 	Doc: Doc{
 		Problem: "The value of a variable declared in the batch or procedure (`DECLARE @s tinyint = 0`) is unknown when " +
 			"the statement is compiled, so the optimizer estimates `col = @s` from the column's average density (and " +
@@ -40,7 +40,7 @@ var LocalVariable = &Rule{
 			"write the literal (`WHERE Status = 0`), which also lets a filtered index match.",
 		FalseAlarms: "On a column without skew the density estimate is right and nothing is reported on actual plans. A " +
 			"variable used on purpose to get an average plan (the effect of OPTIMIZE FOR UNKNOWN) is a choice: suppress " +
-			"the finding with a reason.",
+			"the finding with a reason. An operator whose column is converted to the variable's type is left to implicit-conversion, which explains both the scan and the estimate.",
 		References: []string{
 			"https://learn.microsoft.com/en-us/sql/relational-databases/query-processing-architecture-guide#parameter-sensitivity",
 			"https://learn.microsoft.com/en-us/sql/relational-databases/statistics/statistics#query-optimizer-uses-statistics",
@@ -56,6 +56,13 @@ func runLocalVariable(p *Pass) {
 		return
 	}
 	explained := explainedVariables(p, "filtered-index-parameterized", "optimize-for-unknown")
+	// A conversion on the column explains its operator's estimate and scan.
+	converted := map[int]bool{}
+	for _, f := range p.Prior("implicit-conversion") {
+		if f.NodeID != nil {
+			converted[*f.NodeID] = true
+		}
+	}
 	for _, q := range p.Plans() {
 		// One finding per operator: variables compared in the same
 		// predicate share one estimate.
@@ -64,7 +71,7 @@ func runLocalVariable(p *Pass) {
 		equality := map[*plan.RelOp]bool{}
 		for _, c := range comparisons(q.QueryPlan) {
 			name := c.parameter()
-			if name == "" || explained[strings.ToLower(name)] {
+			if name == "" || explained[strings.ToLower(name)] || converted[c.Node.NodeID] {
 				continue
 			}
 			if prm := findParameter(q.QueryPlan, name); prm != nil && prm.HasCompiled {

@@ -10,10 +10,12 @@ import (
 )
 
 // skewCauseRules are the rules that explain a misestimate by its cause
-// (table variable, table-valued function, row goal, parameter values,
-// local variable). row-estimate-skew runs after them and leaves a node to
-// them once one of them reported there.
-var skewCauseRules = []string{}
+// (parameter values, local variable, table variable, table-valued
+// function, row goal, a conversion or expression on the column).
+// row-estimate-skew runs after them and leaves a node to them once one of
+// them reported there.
+var skewCauseRules = []string{"parameter-sensitivity", "local-variable", "optimize-for-unknown", "table-variable",
+	"table-valued-function", "row-goal", "implicit-conversion", "non-sargable-predicate"}
 
 // RowEstimateSkew compares estimated and actual rows per operator in actual
 // plans and reports where a misestimate starts.
