@@ -56,16 +56,16 @@ func TestDepthAtCeiling(t *testing.T) {
 	}
 }
 
-// TestNumbersSaturate: finite numbers past MaxMagnitude and integers past
-// int64 are held at ±MaxMagnitude (non-finite ones stay absent); sums over
-// threads saturate too.
+// TestNumbersSaturate: finite numbers past MaxMagnitude are held there and
+// integer counters at ±maxCount (non-finite ones stay absent); sums over
+// threads saturate too. Real estimates as large as 1.78e44 are kept.
 func TestNumbersSaturate(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want float64
 	}{
 		{"1e308", MaxMagnitude}, {"-1e308", -MaxMagnitude}, {"1e309", 0}, {"INF", 0},
-		{"1e19", MaxMagnitude}, {"12.5", 12.5}, {"NaN", 0}, {"x", 0}, {"1e-400", 0},
+		{"1e19", 1e19}, {"1.78e+44", 1.78e44}, {"1e101", MaxMagnitude}, {"12.5", 12.5}, {"NaN", 0}, {"x", 0}, {"1e-400", 0},
 	} {
 		if got := parseFloat(c.in); got != c.want {
 			t.Errorf("parseFloat(%q) = %v, want %v", c.in, got, c.want)

@@ -532,12 +532,12 @@ func boolPtr(s string) *bool {
 	return &v
 }
 
-// MaxMagnitude bounds every number the parser keeps: larger finite values
-// are read as ±MaxMagnitude. No real
-// count, cost or size comes near it, and what rules compute from saturated
-// values (sums, products of a few) stays finite and fits an int64 when it
-// is a count.
-const MaxMagnitude = 1e15
+// MaxMagnitude bounds every decimal number the parser keeps (estimates,
+// costs, sizes): larger finite values are read as ±MaxMagnitude. Real
+// optimizer estimates do reach 1e44 (corpus plan HJMchor2), so the bound
+// only keeps what rules compute from them (sums, products of a few)
+// finite, so that JSON and SARIF can encode it.
+const MaxMagnitude = 1e100
 
 // parseFloat returns the value of s, or 0 when it is not a number.
 func parseFloat(s string) float64 {
@@ -568,7 +568,7 @@ func parseIntOK(s string) (int, bool) {
 	return n, err == nil
 }
 
-// parseInt64 is the integer value of s saturated at ±MaxMagnitude, or 0
+// parseInt64 is the integer value of s saturated at ±maxCount, or 0
 // when s is not an integer.
 func parseInt64(s string) int64 {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -578,8 +578,10 @@ func parseInt64(s string) int64 {
 	return max(-maxCount, min(n, maxCount))
 }
 
-// maxCount is MaxMagnitude as an integer.
-const maxCount = int64(MaxMagnitude)
+// maxCount bounds the integer counters (actual rows, executions, reads,
+// times): no real execution comes near it, and a sum over threads of
+// saturated counters still fits an int64.
+const maxCount = int64(1e15)
 
 // addCount adds two saturated counts, saturating the sum.
 func addCount(a, b int64) int64 {
