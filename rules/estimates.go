@@ -9,18 +9,15 @@ import (
 )
 
 // actualPerExecution compares an operator's estimate with what it returned,
-// both per execution, on actual plans: ok is false without runtime counters
-// or when the operator never ran.
+// both per execution and counted the way the estimate counts (see
+// plan.RelOp.EstimateSkew): ok is false without runtime counters, when the
+// operator never ran or when it does not report its rows.
 func actualPerExecution(n *plan.RelOp) (est, act float64, ok bool) {
-	if n.RunTime == nil {
+	s, ok := n.EstimateSkew()
+	if !ok {
 		return 0, 0, false
 	}
-	execs, _ := executions(n)
-	if execs <= 0 {
-		return 0, 0, false
-	}
-	rows, _ := rowsOut(n)
-	return n.EstimateRows, rows / execs, true
+	return s.EstimatedPerExec, s.ActualPerExec, true
 }
 
 // underestimate is how many times more rows came than were estimated (≥ 1
@@ -78,15 +75,8 @@ func readsTable(n *plan.RelOp) bool {
 // misestimate is how far an operator's estimate was off per execution, in
 // either direction (≥ 1), and whether it was an underestimate.
 func misestimate(n *plan.RelOp) (factor float64, under, ok bool) {
-	est, act, ok := actualPerExecution(n)
-	if !ok {
-		return 0, false, false
-	}
-	e, a := math.Max(est, 1), math.Max(act, 1)
-	if a >= e {
-		return a / e, true, true
-	}
-	return e / a, false, true
+	s, ok := n.EstimateSkew()
+	return s.Factor, s.Under, ok
 }
 
 // rowsProcessed is what an operator handled over all executions: rows read
@@ -159,4 +149,28 @@ func misestimateText(n *plan.RelOp, factor float64, under bool) string {
 		fmt.Fprintf(&b, ", reading %s rows", count(rp))
 	}
 	return b.String()
+}
+
+// gradeByImpact grades a misestimate that a parameter or variable caused:
+// info, a warning from warn_rows rows processed or warn_ms of statement
+// time (noted in the message and evidence), and an error when the rule has
+// error_ms and error_factor and both are reached.
+func gradeByImpact(p *Pass, q *plan.QueryPlan, rows, factor float64, ev map[string]any, msg *strings.Builder) Severity {
+	sev := Info
+	if rows >= p.Param("warn_rows") {
+		sev = Warning
+	}
+	t := q.QueryTime
+	if t == nil || t.ElapsedTimeMs <= 0 {
+		return sev
+	}
+	ev["statement_elapsed_ms"] = t.ElapsedTimeMs
+	fmt.Fprintf(msg, "; the statement took %s ms", count(t.ElapsedTimeMs))
+	if t.ElapsedTimeMs >= p.Param("warn_ms") {
+		sev = Warning
+	}
+	if p.Rule.hasParam("error_ms") && t.ElapsedTimeMs >= p.Param("error_ms") && factor >= p.Param("error_factor") {
+		sev = Error
+	}
+	return sev
 }

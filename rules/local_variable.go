@@ -191,16 +191,6 @@ func reportActualLocalVariable(p *Pass, q *plan.QueryPlan, n *plan.RelOp, names 
 		fmt.Fprintf(&msg, " (%s at run time)", strings.Join(runtimeValues, ", "))
 	}
 	fmt.Fprintf(&msg, ": %s", misestimateText(n, factor, under))
-	sev := Info
-	if rows >= p.Param("warn_rows") {
-		sev = Warning
-	}
-	if t := q.QueryTime; t != nil && t.ElapsedTimeMs > 0 {
-		ev["statement_elapsed_ms"] = t.ElapsedTimeMs
-		fmt.Fprintf(&msg, "; the statement took %s ms", count(t.ElapsedTimeMs))
-		if t.ElapsedTimeMs >= p.Param("warn_ms") {
-			sev = Warning
-		}
-	}
+	sev := gradeByImpact(p, q, rows, factor, ev, &msg)
 	p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: msg.String(), Evidence: ev, Fix: localVariableFix(names)})
 }

@@ -111,17 +111,7 @@ func reportUnknown(p *Pass, q *plan.QueryPlan, name, hint string, nodes []*plan.
 	ev["factor"], ev["rows_processed"] = round(factor, 1), rows
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "%s estimated %s from the column's density, and the data is skewed: %s", hint, name, misestimateText(n, factor, under))
-	sev := Info
-	if rows >= p.Param("warn_rows") {
-		sev = Warning
-	}
-	if t := q.QueryTime; t != nil && t.ElapsedTimeMs > 0 {
-		ev["statement_elapsed_ms"] = t.ElapsedTimeMs
-		fmt.Fprintf(&msg, "; the statement took %s ms", count(t.ElapsedTimeMs))
-		if t.ElapsedTimeMs >= p.Param("warn_ms") {
-			sev = Warning
-		}
-	}
+	sev := gradeByImpact(p, q, rows, factor, ev, &msg)
 	p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: msg.String(), Evidence: ev, Fix: unknownFix(name)})
 	return true
 }

@@ -90,20 +90,7 @@ func reportSniffed(p *Pass, q *plan.QueryPlan, prm plan.Parameter, nodes []*plan
 	}
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "the plan was compiled for %s = %s and ran with %s: %s", prm.Name, prm.CompiledValue, prm.RuntimeValue, misestimateText(n, factor, under))
-	sev := Info
-	if rows >= p.Param("warn_rows") {
-		sev = Warning
-	}
-	if t := q.QueryTime; t != nil && t.ElapsedTimeMs > 0 {
-		ev["statement_elapsed_ms"] = t.ElapsedTimeMs
-		fmt.Fprintf(&msg, "; the statement took %s ms", count(t.ElapsedTimeMs))
-		if t.ElapsedTimeMs >= p.Param("warn_ms") {
-			sev = Warning
-		}
-		if t.ElapsedTimeMs >= p.Param("error_ms") && factor >= p.Param("error_factor") {
-			sev = Error
-		}
-	}
+	sev := gradeByImpact(p, q, rows, factor, ev, &msg)
 	p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: msg.String(), Evidence: ev, Fix: sensitivityFix(p.Statement, q, prm)})
 }
 

@@ -48,14 +48,8 @@ func TestTableVariable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := analyze(t, showplan(t, tc.stmt), nil, TableVariable)
-			if tc.want == 0 {
-				if len(fs) != 0 {
-					t.Fatalf("want no finding, got %v", fs)
-				}
+			if !oneFinding(t, fs, tc.want, 1) {
 				return
-			}
-			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 1 {
-				t.Fatalf("want one %s at node 1, got %+v", tc.want, fs)
 			}
 			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, tc.fix) {
 				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
@@ -122,14 +116,8 @@ func TestRowGoal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := analyze(t, showplan(t, tc.stmt), nil, RowGoal)
-			if tc.want == 0 {
-				if len(fs) != 0 {
-					t.Fatalf("want silence, got %+v", fs)
-				}
+			if !oneFinding(t, fs, tc.want, 2) {
 				return
-			}
-			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 2 {
-				t.Fatalf("want one %s at node 2, got %+v", tc.want, fs)
 			}
 			if !strings.Contains(fs[0].Message, tc.msg) {
 				t.Errorf("message %q lacks %q", fs[0].Message, tc.msg)
@@ -206,14 +194,8 @@ func TestTableValuedFunction(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := analyze(t, showplan(t, tc.stmt), nil, TableValuedFunction)
-			if tc.want == 0 {
-				if len(fs) != 0 {
-					t.Fatalf("want silence, got %+v", fs)
-				}
+			if !oneFinding(t, fs, tc.want, tc.node) {
 				return
-			}
-			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != tc.node {
-				t.Fatalf("want one %s at node %d, got %+v", tc.want, tc.node, fs)
 			}
 			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "inline table-valued function") {
 				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
@@ -269,14 +251,8 @@ func TestScalarUDF(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := analyze(t, showplan(t, tc.stmt), nil, ScalarUDF)
-			if tc.want == 0 {
-				if len(fs) != 0 {
-					t.Fatalf("want silence, got %+v", fs)
-				}
+			if !oneFinding(t, fs, tc.want, 0) {
 				return
-			}
-			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 0 {
-				t.Fatalf("want one %s at node 0, got %+v", tc.want, fs)
 			}
 			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "compatibility level 150+") {
 				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
@@ -339,14 +315,8 @@ func TestParameterSensitivity(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := analyze(t, showplan(t, tc.stmt), nil, ParameterSensitivity)
-			if tc.want == 0 {
-				if len(fs) != 0 {
-					t.Fatalf("want silence, got %+v", fs)
-				}
+			if !oneFinding(t, fs, tc.want, 0) {
 				return
-			}
-			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 0 {
-				t.Fatalf("want one %s at node 0, got %+v", tc.want, fs)
 			}
 			if !strings.Contains(fs[0].Message, tc.msg) {
 				t.Errorf("message %q lacks %q", fs[0].Message, tc.msg)
@@ -436,14 +406,8 @@ func TestLocalVariable(t *testing.T) {
 				}
 				fs = append(fs, got...)
 			}
-			if tc.want == 0 {
-				if len(fs) != 0 {
-					t.Fatalf("want silence, got %+v", fs)
-				}
+			if !oneFinding(t, fs, tc.want, 0) {
 				return
-			}
-			if len(fs) != 1 || fs[0].Severity != tc.want || *fs[0].NodeID != 0 {
-				t.Fatalf("want one %s at node 0, got %+v", tc.want, fs)
 			}
 			if !strings.Contains(fs[0].Message, tc.msg) || !strings.Contains(fs[0].Fix, "OPTION (RECOMPILE)") {
 				t.Errorf("message %q\nfix %q", fs[0].Message, fs[0].Fix)
@@ -486,4 +450,20 @@ func TestOptimizeForUnknown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneFinding checks that fs holds exactly one finding of severity want at
+// node, or none when want is 0; it reports whether there is one to inspect.
+func oneFinding(t *testing.T, fs []Finding, want Severity, node int) bool {
+	t.Helper()
+	if want == 0 {
+		if len(fs) != 0 {
+			t.Fatalf("want silence, got %+v", fs)
+		}
+		return false
+	}
+	if len(fs) != 1 || fs[0].Severity != want || fs[0].NodeID == nil || *fs[0].NodeID != node {
+		t.Fatalf("want one %s at node %d, got %+v", want, node, fs)
+	}
+	return true
 }
