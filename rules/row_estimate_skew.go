@@ -56,7 +56,8 @@ var RowEstimateSkew = &Rule{
 			"(a function or conversion on the column), values beyond the histogram (ascending key) or statistics modified " +
 			"since their last update (`UPDATE STATISTICS ... WITH FULLSCAN`; filtered statistics on their own schedule).",
 		FalseAlarms: "Tiny tables produce large factors on small numbers; `min_rows` filters them. A statement that ran in a " +
-			"few milliseconds gets info, not a warning.",
+			"few milliseconds gets info, not a warning, and so does an overestimate of fewer than `error_min_rows` rows with " +
+			"no visible consequence (a spill, a loop it drives).",
 	},
 	Run: runRowEstimateSkew,
 }
@@ -106,6 +107,11 @@ func runRowEstimateSkew(p *Pass) {
 			sev = Error
 		}
 		if elapsed >= 0 && elapsed < p.Param("min_elapsed_ms") {
+			sev = Info
+		}
+		// A few hundred rows fewer than expected, with no visible consequence,
+		// is context.
+		if !c.s.Under && harm(c.n) == "" && math.Max(c.s.EstimatedAll, c.s.ActualAll) < errRows {
 			sev = Info
 		}
 		reportSkew(p, g, sev)
