@@ -101,9 +101,9 @@ func runRowEstimateSkew(p *Pass) {
 	for _, g := range mergeByRoot(cands) {
 		c := g[0]
 		sev := Warning
-		// Too many rows hurt (spills, loops run far more often); too few hurt
-		// only where the plan shows it (a spill-free grant, a join choice).
-		if c.s.Factor >= errF && math.Max(c.s.EstimatedAll, c.s.ActualAll) >= errRows && (c.s.Under || harm(c.n) != "") {
+		// Too many rows hurt (spills, loops run far more often); too few cost
+		// memory and a plan built for more, never more than a warning.
+		if c.s.Factor >= errF && math.Max(c.s.EstimatedAll, c.s.ActualAll) >= errRows && c.s.Under {
 			sev = Error
 		}
 		if elapsed >= 0 && elapsed < p.Param("min_elapsed_ms") {
@@ -145,6 +145,9 @@ func earlyTermination(n *plan.RelOp) bool {
 // probesBitmap reports an operator that drops rows through a bitmap built
 // by a hash join (PROBE([Bitmap...]) in its predicate).
 func probesBitmap(n *plan.RelOp) bool {
+	if n.IsExchange() && n.Predicate != nil {
+		return true // an exchange filters only through a bitmap probe
+	}
 	for _, x := range []*plan.Scalar{n.Predicate, n.Access.Residual()} {
 		if x != nil && strings.Contains(strings.ToUpper(x.String()), "PROBE(") {
 			return true
