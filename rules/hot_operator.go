@@ -124,8 +124,12 @@ func hotFix(n *plan.RelOp, execs, rows float64, b *strings.Builder, ev map[strin
 		if cols := predicateColumns(o, n); len(cols) > 0 {
 			x := indexDDL{Schema: o.Schema, Table: o.Table, Keys: cols}
 			x.addEvidence(ev)
-			return fmt.Sprintf("the operator reads %s rows to return %s: an index on its predicate columns lets it seek: %s",
-				count(float64(n.RunTime.ActualRowsRead)), count(rows), x.String()), true
+			rewrite := ""
+			if w := wrappedColumn(n.Access.Residual()); w != "" {
+				rewrite = fmt.Sprintf("first rewrite %s so the column stands alone (no function or conversion around it), then ", clip(w))
+			}
+			return fmt.Sprintf("the operator reads %s rows to return %s: %san index on its predicate columns lets it seek: %s",
+				count(float64(n.RunTime.ActualRowsRead)), count(rows), rewrite, x.String()), true
 		}
 	}
 	return "look at what this operator does per row (its predicate, the columns it computes) and whether fewer rows can reach it", false
