@@ -158,7 +158,7 @@ func TestExplainExpectedFindings(t *testing.T) {
 		"isnull":          {"PL102@6", "PL202@6", "PL204@6"},
 		"claim-racy":      {"PL204@7"},
 		"claim-atomic":    {},
-		"param-actual":    {"PL101@5", "PL103@5", "PL104@5", "PL201@5", "PL204@5"},
+		"param-actual":    {"PL101@5", "PL103@5", "PL104@5", "PL201@5", "PL204@5", "PL402@5"},
 	}
 	for _, sc := range queueScenarios() {
 		codes, ok := want[sc.name]

@@ -621,6 +621,9 @@ func nodeDetails(q *plan.QueryPlan, n *plan.RelOp, share float64) []htmlDetail {
 		if rt.HasTiming {
 			add("Elapsed / CPU", fmt.Sprintf("%s ms / %s ms", FormatCount(float64(rt.ElapsedMs)), FormatCount(float64(rt.CPUMs))))
 		}
+		if t := n.Time; t != nil {
+			add("Own elapsed / CPU", fmt.Sprintf("%s ms / %s ms", FormatCount(float64(t.SelfElapsedMs)), FormatCount(float64(t.SelfCPUMs))))
+		}
 		if rt.LogicalReads+rt.PhysicalReads+rt.ReadAheads > 0 {
 			add("Logical / physical / read-ahead reads", fmt.Sprintf("%s / %s / %s", FormatCount(float64(rt.LogicalReads)),
 				FormatCount(float64(rt.PhysicalReads)), FormatCount(float64(rt.ReadAheads))))

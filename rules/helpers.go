@@ -346,3 +346,32 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// statementElapsedMs is the statement's elapsed time on an actual plan:
+// QueryTimeStats/@ElapsedTime, else the longest elapsed time of any of its
+// operators (a row-mode root's time includes everything below it); -1 when
+// the plan carries no timings.
+func statementElapsedMs(s *plan.Statement) float64 {
+	if s.QueryPlan != nil && s.QueryPlan.QueryTime != nil && s.QueryPlan.QueryTime.ElapsedTimeMs > 0 {
+		return s.QueryPlan.QueryTime.ElapsedTimeMs
+	}
+	best := -1.0
+	for _, q := range s.Plans() {
+		for _, n := range q.Nodes {
+			if rt := n.RunTime; rt != nil && rt.HasTiming {
+				best = math.Max(best, float64(rt.ElapsedMs))
+			}
+		}
+	}
+	return best
+}
+
+// findingAt returns the first finding among fs on the given node.
+func findingAt(fs []Finding, node int) *Finding {
+	for i := range fs {
+		if fs[i].NodeID != nil && *fs[i].NodeID == node {
+			return &fs[i]
+		}
+	}
+	return nil
+}

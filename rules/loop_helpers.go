@@ -16,9 +16,9 @@ func elapsedMs(n *plan.RelOp) (float64, bool) {
 	return float64(n.RunTime.ElapsedMs), true
 }
 
-// statementElapsedMs is the statement's elapsed time from QueryTimeStats,
+// planElapsedMs is the statement's elapsed time from QueryTimeStats,
 // else the root operator's, and whether either is known.
-func statementElapsedMs(q *plan.QueryPlan) (float64, bool) {
+func planElapsedMs(q *plan.QueryPlan) (float64, bool) {
 	if q.QueryTime != nil && q.QueryTime.ElapsedTimeMs > 0 {
 		return q.QueryTime.ElapsedTimeMs, true
 	}

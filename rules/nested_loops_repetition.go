@@ -195,7 +195,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
 	if timed {
 		ev["elapsed_ms"] = ms
 		fmt.Fprintf(&b, "; the inner side took %s", seconds(ms))
-		if total, ok := statementElapsedMs(q.QueryPlan); ok && total > 0 {
+		if total, ok := planElapsedMs(q.QueryPlan); ok && total > 0 {
 			ev["statement_elapsed_ms"] = total
 			fmt.Fprintf(&b, " of the statement's %s", seconds(total))
 		}

@@ -205,7 +205,7 @@ func reportNotIn(p *Pass, q plan.LabeledPlan, m notIn) {
 	if timed {
 		ev["elapsed_ms"] = ms
 		fmt.Fprintf(&b, " taking %s", seconds(ms))
-		if total, ok := statementElapsedMs(q.QueryPlan); ok && total > 0 {
+		if total, ok := planElapsedMs(q.QueryPlan); ok && total > 0 {
 			ev["statement_elapsed_ms"] = total
 			fmt.Fprintf(&b, " of the statement's %s", seconds(total))
 		}

@@ -58,7 +58,8 @@ var RowEstimateSkew = &Rule{
 			"(a function or conversion on the column), values beyond the histogram (ascending key) or statistics modified " +
 			"since their last update (`UPDATE STATISTICS ... WITH FULLSCAN`; filtered statistics on their own schedule).",
 		FalseAlarms: "Tiny tables produce large factors on small numbers; `min_rows` filters them. A statement that ran in a " +
-			"few milliseconds gets info, not a warning.",
+			"few milliseconds gets info, not a warning, and so does an overestimate of fewer than `error_min_rows` rows with " +
+			"no visible consequence (a spill, a loop it drives).",
 	},
 	Run: runRowEstimateSkew,
 }
@@ -102,12 +103,17 @@ func runRowEstimateSkew(p *Pass) {
 	for _, g := range mergeByRoot(cands) {
 		c := g[0]
 		sev := Warning
-		// Too many rows hurt (spills, loops run far more often); too few hurt
-		// only where the plan shows it (a spill-free grant, a join choice).
-		if c.s.Factor >= errF && math.Max(c.s.EstimatedAll, c.s.ActualAll) >= errRows && (c.s.Under || harm(c.n) != "") {
+		// Too many rows hurt (spills, loops run far more often); too few cost
+		// memory and a plan built for more, never more than a warning.
+		if c.s.Factor >= errF && math.Max(c.s.EstimatedAll, c.s.ActualAll) >= errRows && c.s.Under {
 			sev = Error
 		}
 		if elapsed >= 0 && elapsed < p.Param("min_elapsed_ms") {
+			sev = Info
+		}
+		// A few hundred rows fewer than expected, with no visible consequence,
+		// is context.
+		if !c.s.Under && harm(c.n) == "" && math.Max(c.s.EstimatedAll, c.s.ActualAll) < errRows {
 			sev = Info
 		}
 		reportSkew(p, g, sev)
@@ -141,6 +147,9 @@ func earlyTermination(n *plan.RelOp) bool {
 // probesBitmap reports an operator that drops rows through a bitmap built
 // by a hash join (PROBE([Bitmap...]) in its predicate).
 func probesBitmap(n *plan.RelOp) bool {
+	if n.IsExchange() && n.Predicate != nil {
+		return true // an exchange filters only through a bitmap probe
+	}
 	for _, x := range []*plan.Scalar{n.Predicate, n.Access.Residual()} {
 		if x != nil && strings.Contains(strings.ToUpper(x.String()), "PROBE(") {
 			return true

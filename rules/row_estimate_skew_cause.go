@@ -175,13 +175,28 @@ func referencedParameters(q *plan.QueryPlan, ns ...*plan.RelOp) []plan.Parameter
 // statistics: a function, conversion or arithmetic around a column, or a
 // plan-affecting conversion the plan warns about.
 func unestimable(q *plan.QueryPlan, ns ...*plan.RelOp) string {
+	// A statement-level conversion warning counts where it names a column
+	// the operator filters on.
+	var cols []string
+	for _, x := range predicateScalars(ns...) {
+		for _, c := range x.Columns() {
+			if !c.IsParameter() && c.Table != "" {
+				cols = append(cols, strings.ToLower("["+c.Column+"]"))
+			}
+		}
+	}
 	for _, w := range []*plan.Warnings{q.Warnings, ns[0].Warnings} {
 		if w == nil {
 			continue
 		}
 		for _, c := range w.Converts {
-			if strings.HasPrefix(c.Issue, "Cardinality") {
-				return c.Expression
+			if !strings.HasPrefix(c.Issue, "Cardinality") {
+				continue
+			}
+			for _, col := range cols {
+				if strings.Contains(strings.ToLower(c.Expression), col) {
+					return c.Expression
+				}
 			}
 		}
 	}
