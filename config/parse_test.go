@@ -174,7 +174,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown parameter with suggestion",
 			yaml: "rules:\n  residual-sort:\n    warn_row: 5\n",
-			want: []string{`3:5: rules.residual-sort: unknown parameter "warn_row"; did you mean "warn_rows"? (residual-sort takes severity, warn_rows, error_rows, warn_cost_share)`},
+			want: []string{`3:5: rules.residual-sort: unknown parameter "warn_row"; did you mean "warn_rows"? (residual-sort takes severity, warn_rows, error_rows, warn_cost_share, min_statement_cost, min_rows, min_cost_share, max_key_columns, max_include_columns, warn_elapsed_ms)`},
 		},
 		{
 			name: "unknown parameter on a rule without parameters",

@@ -184,6 +184,7 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		sortEv := map[string]any{}
 		if fix, _ := sortFix(p, q.QueryPlan, s, outer, defaultMaxKeyColumns, sortEv); fix != "" {
 			f.Fix = fmt.Sprintf("one index removes both this lookup and the Sort at node %d: %s", s.NodeID, fix)
+			ev["removes_sort_node"] = s.NodeID
 			for k, v := range sortEv {
 				if _, ok := ev[k]; !ok {
 					ev[k] = v

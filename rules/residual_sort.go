@@ -51,9 +51,13 @@ var ResidualSort = &Rule{
 		FalseAlarms: "Sorts no index removes are info at most, and say why: sorts over joins or aggregates, sorts on computed " +
 			"values (`Expr1004`, `Union1007`), sorts that order rows for a write (Split/Sort/Collapse, index maintenance " +
 			"before an Index Insert, building an index), and sorts that would need a key wider than `max_key_columns`. " +
-			"The constant-row sort of a dynamic seek (Constant Scan → Sort → Merge Interval) is not reported.",
+			"The constant-row sort of a dynamic seek (Constant Scan → Sort → Merge Interval) is not reported. When the " +
+			"index that removes a Key Lookup below the sort removes the sort too, the `key-lookup` finding carries it and " +
+			"this one is info.",
 	},
-	Run: runResidualSort,
+	// A Key Lookup finding whose index also removes this sort carries the fix.
+	After: []string{"key-lookup"},
+	Run:   runResidualSort,
 }
 
 // maxIncludeColumns is residual-sort's max_include_columns, also when
@@ -253,6 +257,12 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	case weight >= p.Param("warn_rows") || costly:
 		sev = Warning
 	}
+	if lk := lookupRemovingSort(p, q.Label, n); lk != nil && lk.Severity >= sev && fix != "" {
+		// one root cause: the lookup's finding proposes the index that removes both
+		ev["fixed_by_node"] = *lk.NodeID
+		b.WriteString(fmt.Sprintf("; the index proposed for the Key Lookup at node %d removes this sort too (see that finding)", *lk.NodeID))
+		sev, fix = Info, ""
+	}
 	p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Fix: fix, Evidence: ev})
 }
 
@@ -272,6 +282,17 @@ func sortOwnElapsed(n *plan.RelOp) (int64, bool) {
 		own -= in.RunTime.ElapsedMs
 	}
 	return max(own, 0), true
+}
+
+// lookupRemovingSort returns the key-lookup finding on this statement whose
+// proposed index also removes the sort n, or nil.
+func lookupRemovingSort(p *Pass, label string, n *plan.RelOp) *Finding {
+	for _, f := range p.Prior("key-lookup") {
+		if node, ok := f.Evidence["removes_sort_node"].(int); ok && node == n.NodeID && f.CursorOperation() == label && f.NodeID != nil {
+			return &f
+		}
+	}
+	return nil
 }
 
 // rowsRead is what an access operator reads over all its executions:

@@ -2,8 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planlint/planlint/plan"
 )
 
 // sortOp builds a Sort over child ordering by the Work columns given.
@@ -107,5 +110,37 @@ func TestResidualSort(t *testing.T) {
 				t.Errorf("finding mentions %q: %s / %s", c.hasNot, f.Message, f.Fix)
 			}
 		})
+	}
+}
+
+// TestSortAndLookupOneFinding: in the status-index fixture one index on
+// (Status, CreatedAt, WorkId) removes both the TopN Sort and the Key Lookup;
+// the lookup's finding carries it and the sort defers to it.
+func TestSortAndLookupOneFinding(t *testing.T) {
+	d, err := plan.ParseFile(filepath.Join("..", "fixtures", "queue", "status-index.sqlplan"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Analyze(d, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sortF, lookupF *Finding
+	for i, f := range fs {
+		switch f.Rule {
+		case "residual-sort":
+			sortF = &fs[i]
+		case "key-lookup":
+			lookupF = &fs[i]
+		}
+	}
+	if sortF == nil || lookupF == nil {
+		t.Fatalf("want a sort and a lookup finding, got %+v", fs)
+	}
+	if lookupF.Severity != Error || !strings.Contains(lookupF.Fix, "one index removes both this lookup and the Sort at node 0") {
+		t.Errorf("lookup: %s %s / %s", lookupF.Severity, lookupF.Message, lookupF.Fix)
+	}
+	if sortF.Severity != Info || sortF.Fix != "" || !strings.Contains(sortF.Message, "the index proposed for the Key Lookup at node 3 removes this sort too") {
+		t.Errorf("sort: %s %s / %s", sortF.Severity, sortF.Message, sortF.Fix)
 	}
 }

@@ -224,7 +224,10 @@ func runSetOptions(p *Pass) {
 		ids = append(ids, s.ID)
 	}
 	ev["statement_ids"] = ids
-	where := fmt.Sprintf("%d %s of batch %d", len(group), plural(len(group), "statement"), p.Statement.Batch)
+	where := fmt.Sprintf("%d statements of batch %d", len(group), p.Statement.Batch)
+	if len(group) == 1 {
+		where = "the statement"
+	}
 	if mod != "" {
 		ev["module"] = mod
 		where = fmt.Sprintf("%d %s of %s %s", len(group), plural(len(group), "statement"), strings.ToLower(kind), mod)
