@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,6 +209,43 @@ func TestMissingIndexWithCatalog(t *testing.T) {
 				if _, ok := got[0].Evidence["create_index"]; ok {
 					t.Errorf("an existing index must not be proposed again: %v", got[0].Evidence)
 				}
+			}
+		})
+	}
+}
+
+func TestMissingIndexWideIncludeAndImpact(t *testing.T) {
+	request := func(impact float64, includes int) string {
+		var cols strings.Builder
+		for i := 0; i < includes; i++ {
+			cols.WriteString(`<Column Name="[C` + string(rune('a'+i)) + `]" ColumnId="1"/>`)
+		}
+		inc := ""
+		if includes > 0 {
+			inc = `<ColumnGroup Usage="INCLUDE">` + cols.String() + `</ColumnGroup>`
+		}
+		return `<MissingIndexes><MissingIndexGroup Impact="` + trimFloat(impact) + `"><MissingIndex Database="[Shop]" Schema="[dbo]" Table="[Orders]">` +
+			`<ColumnGroup Usage="EQUALITY"><Column Name="[CustomerId]" ColumnId="2"/></ColumnGroup>` + inc + `</MissingIndex></MissingIndexGroup></MissingIndexes>`
+	}
+	relop := op(0, "Clustered Index Scan", "Clustered Index Scan", 10, 50, "", `<IndexScan Ordered="0">`+fmt.Sprintf(workObj, "PK_Work", "Clustered")+`</IndexScan>`)
+	cases := []struct {
+		name     string
+		impact   float64
+		includes int
+		want     Severity
+		message  string
+		fix      string
+	}{
+		{"wide INCLUDE list", 90, 10, Warning, "the INCLUDE list is wide (10 columns)", "the narrower CREATE INDEX IX_Orders_CustomerId ON dbo.Orders (CustomerId); seeks the same rows"},
+		{"narrow INCLUDE list", 90, 3, Warning, "include 3 columns", "INCLUDE (Ca, Cb, Cc);"},
+		{"low impact", 12, 0, Info, "impact 12%", "CREATE INDEX IX_Orders_CustomerId ON dbo.Orders (CustomerId);"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := showplan(t, stmt(`StatementSubTreeCost="50"`, "", request(c.impact, c.includes), relop))
+			fs := analyze(t, d, nil, MissingIndex)
+			if len(fs) != 1 || fs[0].Severity != c.want || !strings.Contains(fs[0].Message, c.message) || !strings.Contains(fs[0].Fix, c.fix) {
+				t.Fatalf("want one %s with %q and fix %q, got %+v", c.want, c.message, c.fix, fs)
 			}
 		})
 	}
