@@ -37,3 +37,32 @@ func (p *parser) convertType(c element) string {
 	}
 	return name
 }
+
+// definedValues reads a Compute Scalar's DefinedValues: each DefinedValue
+// is a ColumnReference followed by its ScalarOperator.
+func (p *parser) definedValues(dst []DefinedValue) ([]DefinedValue, error) {
+	err := p.children(func(c element) error {
+		if c.local != "DefinedValue" {
+			return p.skip()
+		}
+		var dv DefinedValue
+		err := p.children(func(c element) error {
+			switch c.local {
+			case "ColumnReference":
+				if dv.Column.Column == "" {
+					dv.Column = p.columnRef(c)
+				}
+			case "ScalarOperator":
+				s, err := p.scalar(c)
+				if dv.Value == nil {
+					dv.Value = s
+				}
+				return err
+			}
+			return p.skip()
+		})
+		dst = append(dst, dv)
+		return err
+	})
+	return dst, err
+}

@@ -26,3 +26,22 @@ func TestConvertDataType(t *testing.T) {
 		})
 	}
 }
+
+func TestComputeScalarDefinedValues(t *testing.T) {
+	cs := `<ComputeScalar><DefinedValues><DefinedValue><ColumnReference Column="Expr1044"/>` +
+		`<ScalarOperator ScalarString="CONVERT_IMPLICIT(nvarchar(200),[S].[Status],0)"><Convert DataType="nvarchar" Length="400" Style="0" Implicit="1">` +
+		`<ScalarOperator><Identifier><ColumnReference Table="[Status]" Alias="[S]" Column="Status"/></Identifier></ScalarOperator></Convert></ScalarOperator>` +
+		`</DefinedValue></DefinedValues>` + relop("1", "Table Scan", `<TableScan Ordered="0"><Object Table="[Status]"/></TableScan>`) + `</ComputeScalar>`
+	op := onlyOp(t, showplan(simple("q", relop("0", "Compute Scalar", cs))))
+	if len(op.Defined) != 1 {
+		t.Fatalf("defined values %+v", op.Defined)
+	}
+	dv := op.Defined[0]
+	if dv.Column.Column != "Expr1044" || dv.Value == nil || dv.Value.Kind != ScalarConvert || dv.Value.DataType != "nvarchar(200)" ||
+		dv.Value.Args[0].Column == nil || dv.Value.Args[0].Column.Column != "Status" {
+		t.Fatalf("defined value %+v", dv)
+	}
+	if len(op.Children) != 1 || op.Children[0].PhysicalOp != "Table Scan" {
+		t.Fatalf("children %+v", op.Children)
+	}
+}

@@ -331,6 +331,9 @@ type RelOp struct {
 	// Predicate is the operator's own predicate outside an access element:
 	// Filter/Predicate, NestedLoops/Predicate, Hash ProbeResidual, ...
 	Predicate *Scalar
+	// Defined are a Compute Scalar's DefinedValues: the values it computes
+	// (Expr1004 = CONVERT_IMPLICIT(...)), which later predicates refer to.
+	Defined []DefinedValue
 
 	Warnings *Warnings
 	// RunTime is nil in estimated plans.
@@ -338,6 +341,12 @@ type RelOp struct {
 
 	Parent   *RelOp
 	Children []*RelOp
+}
+
+// DefinedValue is one computed column and its expression.
+type DefinedValue struct {
+	Column ColumnRef
+	Value  *Scalar
 }
 
 // Access is the access-path element of a RelOp together with its objects.

@@ -170,6 +170,11 @@ func (p *parser) operator(op *RelOp, se element) error {
 		case "OuterReferences":
 			op.OuterReferences, err = p.columnList(op.OuterReferences)
 			return err
+		case "DefinedValues":
+			if name == "ComputeScalar" {
+				op.Defined, err = p.definedValues(op.Defined)
+				return err
+			}
 		}
 		return p.skip()
 	})

@@ -103,6 +103,10 @@ func TestAccessPathRulesOnRealPlans(t *testing.T) {
 			{"two converted columns of a 96-row lookup table: one info (node 6)", 8, 6, "implicit-conversion", Info,
 				"dbo.Status.Status is implicitly converted to nvarchar(200) to compare it with the Unicode literal N'Active'; dbo.Status.Type", "compare Type with 'Failure'"},
 		},
+		"supratimas__plans__set01__plans__plan23.sqlplan": {
+			{"join column converted in a Compute Scalar (Expr1044) and compared in the join (node 9)", 14, 9, "implicit-conversion", Info,
+				"dbo.Status.Status is implicitly converted to nvarchar(200) to compare it with #FailureBugCollection.FailureStatus", "give dbo.Status.Status and #FailureBugCollection.FailureStatus the same data type"},
+		},
 		"perfstudio__tests__PlanViewer.Core.Tests__Plans__isnull_plan.sqlplan": {
 			{"ISNULL on the column (node 3)", 1, 3, "non-sargable-predicate", Error,
 				"read 17,142,169 rows (actual) to return 375", "as LastEditorDisplayName = N'Jeff Atwood'"},
