@@ -1,6 +1,9 @@
 package plan
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // convertType renders a Convert element's target type as T-SQL, e.g.
 // "nvarchar(20)", "decimal(18,2)", "varchar(max)". Length counts bytes in
@@ -38,9 +41,11 @@ func (p *parser) convertType(c element) string {
 	return name
 }
 
-// definedValues reads a Compute Scalar's DefinedValues: each DefinedValue
-// is a ColumnReference followed by its ScalarOperator.
-func (p *parser) definedValues(dst []DefinedValue) ([]DefinedValue, error) {
+// definedConverts reads a Compute Scalar's DefinedValues (each a
+// ColumnReference followed by its ScalarOperator) and keeps those whose
+// expression is an implicit conversion. The ScalarString decides, so the
+// other expressions are skipped unparsed.
+func (p *parser) definedConverts(dst []DefinedValue) ([]DefinedValue, error) {
 	err := p.children(func(c element) error {
 		if c.local != "DefinedValue" {
 			return p.skip()
@@ -53,6 +58,9 @@ func (p *parser) definedValues(dst []DefinedValue) ([]DefinedValue, error) {
 					dv.Column = p.columnRef(c)
 				}
 			case "ScalarOperator":
+				if !strings.HasPrefix(p.str(attr(c, "ScalarString")), "CONVERT_IMPLICIT(") {
+					return p.skip()
+				}
 				s, err := p.scalar(c)
 				if dv.Value == nil {
 					dv.Value = s
@@ -61,7 +69,9 @@ func (p *parser) definedValues(dst []DefinedValue) ([]DefinedValue, error) {
 			}
 			return p.skip()
 		})
-		dst = append(dst, dv)
+		if dv.Value != nil {
+			dst = append(dst, dv)
+		}
 		return err
 	})
 	return dst, err

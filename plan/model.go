@@ -331,9 +331,10 @@ type RelOp struct {
 	// Predicate is the operator's own predicate outside an access element:
 	// Filter/Predicate, NestedLoops/Predicate, Hash ProbeResidual, ...
 	Predicate *Scalar
-	// Defined are a Compute Scalar's DefinedValues: the values it computes
-	// (Expr1004 = CONVERT_IMPLICIT(...)), which later predicates refer to.
-	Defined []DefinedValue
+	// DefinedConverts are the DefinedValues of a Compute Scalar that are
+	// implicit conversions (Expr1044 = CONVERT_IMPLICIT(...)), which later
+	// join predicates refer to. Other computed values are not kept.
+	DefinedConverts []DefinedValue
 
 	Warnings *Warnings
 	// RunTime is nil in estimated plans.

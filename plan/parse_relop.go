@@ -172,7 +172,7 @@ func (p *parser) operator(op *RelOp, se element) error {
 			return err
 		case "DefinedValues":
 			if name == "ComputeScalar" {
-				op.Defined, err = p.definedValues(op.Defined)
+				op.DefinedConverts, err = p.definedConverts(op.DefinedConverts)
 				return err
 			}
 		}

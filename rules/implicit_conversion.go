@@ -150,7 +150,7 @@ func appendConversions(out []columnConversion, n *plan.RelOp, s *plan.Scalar, wh
 func computedValues(q *plan.QueryPlan) map[string]*plan.Scalar {
 	defs := map[string]*plan.Scalar{}
 	for _, n := range q.Nodes {
-		for _, dv := range n.Defined {
+		for _, dv := range n.DefinedConverts {
 			if dv.Column.Table == "" && dv.Value != nil {
 				defs[strings.ToLower(dv.Column.Column)] = dv.Value
 			}
