@@ -43,8 +43,10 @@ var ResidualPredicateScan = &Rule{
 			"(`filtered-index-parameterized`, `filtered-index-unused-literal`). An actual plan whose optimizer expected the " +
 			"predicate to keep many rows (a misestimate, often parameter sniffing) gets an info pointing at the estimate " +
 			"instead of an index. A scan on the inner side of an anti semi join (NOT IN) belongs to that rewrite.",
-		Example: "```sql\nSELECT TOP (20) WorkId, CreatedAt FROM dbo.Work WHERE Status = 0 ORDER BY CreatedAt;\n```\n" +
-			"Clustered Index Scan of PK_Work with `Predicate` `[Status]=(0)`: 5,000,000 rows read, 200 returned.",
+		Example: "```sql\nSELECT WorkId, CreatedAt FROM dbo.Work WHERE Status = 0;\n```\n" +
+			"Clustered Index Scan of PK_Work with `Predicate` `[Status]=(0)`: 5,000,000 rows read, 200 returned. planlint proposes " +
+			"`CREATE INDEX IX_Work_Status_Filtered ON dbo.Work (Status) INCLUDE (WorkId, CreatedAt) WHERE Status = (0);` (with an " +
+			"ORDER BY the Sort above names the key instead, and `residual-sort` reports the pair).",
 		Fix: "Create the index that seeks: the equality columns of the predicate first, then one range column, with the " +
 			"operator's output columns in INCLUDE; when SQL Server's missing-index request names the same keys its INCLUDE " +
 			"list is merged in. When the predicate is a literal on a status-like column (few distinct values) of a large " +
