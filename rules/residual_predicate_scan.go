@@ -46,7 +46,7 @@ var ResidualPredicateScan = &Rule{
 		Example: "```sql\nSELECT WorkId, CreatedAt FROM dbo.Work WHERE Status = 0;\n```\n" +
 			"Clustered Index Scan of PK_Work with `Predicate` `[Status]=(0)`: 5,000,000 rows read, 200 returned. planlint proposes " +
 			"`CREATE INDEX IX_Work_Status_Filtered ON dbo.Work (Status) INCLUDE (WorkId, CreatedAt) WHERE Status = (0);` (with an " +
-			"ORDER BY the Sort above names the key instead, and `residual-sort` reports the pair).",
+			"ORDER BY the filtered index is keyed on the ORDER BY columns; when `residual-sort` reports that Sort, its finding covers the scan).",
 		Fix: "Create the index that seeks: the equality columns of the predicate first, then one range column, with the " +
 			"operator's output columns in INCLUDE; when SQL Server's missing-index request names the same keys its INCLUDE " +
 			"list is merged in. When the predicate is a literal on a status-like column (few distinct values) of a large " +
