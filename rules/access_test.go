@@ -254,3 +254,42 @@ func TestMissingIndexWideIncludeAndImpact(t *testing.T) {
 		})
 	}
 }
+
+// With catalog facts residual-predicate-scan does not propose an index the
+// table already has.
+func TestResidualScanWithCatalog(t *testing.T) {
+	d, err := plan.ParseFile(filepath.Join("testdata", "access", "access-paths.sqlplan"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, ddl string
+		want      Severity
+		message   string
+		fix       string
+	}{
+		{"nothing on Status", "", Warning, "read 5,000,000 rows", "WHERE Status = (0);"},
+		{"an index on Status covering the outputs", "CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (CreatedAt);", Info,
+			"index IX_Work_Status already seeks on Status, but the plan does not use it", "find why IX_Work_Status is not chosen"},
+		{"an index on Status without CreatedAt", "CREATE INDEX IX_Work_Status ON dbo.Work (Status);", Warning,
+			"read 5,000,000 rows", "if other values of Status are queried too, CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (CreatedAt) WITH (DROP_EXISTING = ON);"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cat, diags, err := catalog.ParseScript("schema.sql", strings.NewReader(
+				"CREATE TABLE dbo.Work (WorkId bigint NOT NULL CONSTRAINT PK_Work PRIMARY KEY CLUSTERED, Status tinyint NOT NULL, CreatedAt datetime2 NOT NULL);\n"+c.ddl))
+			if err != nil || len(diags) > 0 {
+				t.Fatalf("schema: %v %v", err, diags)
+			}
+			var got []Finding
+			for _, f := range analyze(t, d, cat, ResidualPredicateScan) {
+				if f.StatementID == 1 {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 || got[0].Severity != c.want || !strings.Contains(got[0].Message, c.message) || !strings.Contains(got[0].Fix, c.fix) {
+				t.Fatalf("want one %s with %q / %q, got %+v", c.want, c.message, c.fix, got)
+			}
+		})
+	}
+}
