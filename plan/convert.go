@@ -1,6 +1,8 @@
 package plan
 
-import "strconv"
+import (
+	"strconv"
+)
 
 // convertType renders a Convert element's target type as T-SQL, e.g.
 // "nvarchar(20)", "decimal(18,2)", "varchar(max)". Length counts bytes in

@@ -26,3 +26,23 @@ func TestConvertDataType(t *testing.T) {
 		})
 	}
 }
+
+func TestComputeScalarDefinedValueConvert(t *testing.T) {
+	cs := `<ComputeScalar><DefinedValues><DefinedValue><ColumnReference Column="Expr1044"/>` +
+		`<ScalarOperator ScalarString="CONVERT_IMPLICIT(nvarchar(200),[S].[Status],0)"><Convert DataType="nvarchar" Length="400" Style="0" Implicit="1">` +
+		`<ScalarOperator><Identifier><ColumnReference Table="[Status]" Alias="[S]" Column="Status"/></Identifier></ScalarOperator></Convert></ScalarOperator>` +
+		`</DefinedValue><DefinedValue><ColumnReference Column="Expr1045"/><ScalarOperator ScalarString="getdate()"><Intrinsic FunctionName="getdate"/></ScalarOperator></DefinedValue>` +
+		`</DefinedValues>` + relop("1", "Table Scan", `<TableScan Ordered="0"><Object Table="[Status]"/></TableScan>`) + `</ComputeScalar>`
+	op := onlyOp(t, showplan(simple("q", relop("0", "Compute Scalar", cs))))
+	if len(op.DefinedValues) != 2 {
+		t.Fatalf("defined values %+v", op.DefinedValues)
+	}
+	dv := op.DefinedValues[0]
+	if len(dv.Columns) != 1 || dv.Columns[0].Column != "Expr1044" || dv.Value == nil || dv.Value.Kind != ScalarConvert || dv.Value.DataType != "nvarchar(200)" ||
+		dv.Value.Args[0].Column == nil || dv.Value.Args[0].Column.Column != "Status" {
+		t.Fatalf("defined value %+v", dv)
+	}
+	if len(op.Children) != 1 || op.Children[0].PhysicalOp != "Table Scan" {
+		t.Fatalf("children %+v", op.Children)
+	}
+}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,6 +102,10 @@ func TestAccessPathRulesOnRealPlans(t *testing.T) {
 		"supratimas__plans__set01__plans__plan121.sqlplan": {
 			{"two converted columns of a 96-row lookup table: one info (node 6)", 8, 6, "implicit-conversion", Info,
 				"dbo.Status.Status is implicitly converted to nvarchar(200) to compare it with the Unicode literal N'Active'; dbo.Status.Type", "compare Type with 'Failure'"},
+		},
+		"supratimas__plans__set01__plans__plan23.sqlplan": {
+			{"join column converted in a Compute Scalar (Expr1044) and compared in the join (node 9)", 14, 9, "implicit-conversion", Info,
+				"dbo.Status.Status is implicitly converted to nvarchar(200) to compare it with #FailureBugCollection.FailureStatus", "give dbo.Status.Status and #FailureBugCollection.FailureStatus the same data type"},
 		},
 		"perfstudio__tests__PlanViewer.Core.Tests__Plans__isnull_plan.sqlplan": {
 			{"ISNULL on the column (node 3)", 1, 3, "non-sargable-predicate", Error,
@@ -208,6 +213,82 @@ func TestMissingIndexWithCatalog(t *testing.T) {
 				if _, ok := got[0].Evidence["create_index"]; ok {
 					t.Errorf("an existing index must not be proposed again: %v", got[0].Evidence)
 				}
+			}
+		})
+	}
+}
+
+func TestMissingIndexWideIncludeAndImpact(t *testing.T) {
+	request := func(impact float64, includes int) string {
+		var cols strings.Builder
+		for i := 0; i < includes; i++ {
+			cols.WriteString(`<Column Name="[C` + string(rune('a'+i)) + `]" ColumnId="1"/>`)
+		}
+		inc := ""
+		if includes > 0 {
+			inc = `<ColumnGroup Usage="INCLUDE">` + cols.String() + `</ColumnGroup>`
+		}
+		return `<MissingIndexes><MissingIndexGroup Impact="` + trimFloat(impact) + `"><MissingIndex Database="[Shop]" Schema="[dbo]" Table="[Orders]">` +
+			`<ColumnGroup Usage="EQUALITY"><Column Name="[CustomerId]" ColumnId="2"/></ColumnGroup>` + inc + `</MissingIndex></MissingIndexGroup></MissingIndexes>`
+	}
+	relop := op(0, "Clustered Index Scan", "Clustered Index Scan", 10, 50, "", `<IndexScan Ordered="0">`+fmt.Sprintf(workObj, "PK_Work", "Clustered")+`</IndexScan>`)
+	cases := []struct {
+		name     string
+		impact   float64
+		includes int
+		want     Severity
+		message  string
+		fix      string
+	}{
+		{"wide INCLUDE list", 90, 10, Warning, "the INCLUDE list is wide (10 columns)", "the narrower CREATE INDEX IX_Orders_CustomerId ON dbo.Orders (CustomerId); seeks the same rows"},
+		{"narrow INCLUDE list", 90, 3, Warning, "include 3 columns", "INCLUDE (Ca, Cb, Cc);"},
+		{"low impact", 12, 0, Info, "impact 12%", "CREATE INDEX IX_Orders_CustomerId ON dbo.Orders (CustomerId);"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := showplan(t, stmt(`StatementSubTreeCost="50"`, "", request(c.impact, c.includes), relop))
+			fs := analyze(t, d, nil, MissingIndex)
+			if len(fs) != 1 || fs[0].Severity != c.want || !strings.Contains(fs[0].Message, c.message) || !strings.Contains(fs[0].Fix, c.fix) {
+				t.Fatalf("want one %s with %q and fix %q, got %+v", c.want, c.message, c.fix, fs)
+			}
+		})
+	}
+}
+
+// With catalog facts residual-predicate-scan does not propose an index the
+// table already has.
+func TestResidualScanWithCatalog(t *testing.T) {
+	d, err := plan.ParseFile(filepath.Join("testdata", "access", "access-paths.sqlplan"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, ddl string
+		want      Severity
+		message   string
+		fix       string
+	}{
+		{"nothing on Status", "", Warning, "read 5,000,000 rows", "WHERE Status = (0);"},
+		{"an index on Status covering the outputs", "CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (CreatedAt);", Info,
+			"index IX_Work_Status already seeks on Status, but the plan does not use it", "find why IX_Work_Status is not chosen"},
+		{"an index on Status without CreatedAt", "CREATE INDEX IX_Work_Status ON dbo.Work (Status);", Warning,
+			"read 5,000,000 rows", "if other values of Status are queried too, CREATE INDEX IX_Work_Status ON dbo.Work (Status) INCLUDE (CreatedAt) WITH (DROP_EXISTING = ON);"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cat, diags, err := catalog.ParseScript("schema.sql", strings.NewReader(
+				"CREATE TABLE dbo.Work (WorkId bigint NOT NULL CONSTRAINT PK_Work PRIMARY KEY CLUSTERED, Status tinyint NOT NULL, CreatedAt datetime2 NOT NULL);\n"+c.ddl))
+			if err != nil || len(diags) > 0 {
+				t.Fatalf("schema: %v %v", err, diags)
+			}
+			var got []Finding
+			for _, f := range analyze(t, d, cat, ResidualPredicateScan) {
+				if f.StatementID == 1 {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 || got[0].Severity != c.want || !strings.Contains(got[0].Message, c.message) || !strings.Contains(got[0].Fix, c.fix) {
+				t.Fatalf("want one %s with %q / %q, got %+v", c.want, c.message, c.fix, got)
 			}
 		})
 	}

@@ -9,7 +9,7 @@ import (
 func TestHotOperatorCorpus(t *testing.T) {
 	// 1,562,674 ms of 1,570,273 ms in the Table Scan on the inner side of a
 	// loop executed 24,534,730 times (sum over 6 threads).
-	fs := corpusFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan", 1, "hot-operator")
+	fs := statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan", 1, "hot-operator")
 	if len(fs) != 1 || *fs[0].NodeID != 14 || fs[0].Severity != Warning {
 		t.Fatalf("want one warning at node 14, got %+v", fs)
 	}
@@ -19,14 +19,14 @@ func TestHotOperatorCorpus(t *testing.T) {
 	}
 	// The full-table scan that reads 17,142,169 rows for 375 gets the index
 	// on its predicate column.
-	fs = corpusFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__isnull_plan.sqlplan", 1, "hot-operator")
+	fs = statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__isnull_plan.sqlplan", 1, "hot-operator")
 	if len(fs) != 1 || *fs[0].NodeID != 3 || !strings.Contains(fs[0].Fix, "CREATE INDEX") {
 		t.Errorf("isnull plan: %+v", fs)
 	}
 	// A fast statement (14 ms) is not examined; an exchange's waiting time
 	// (Gather Streams: 2,701 of 3,836 ms) is not the hot operator.
 	for _, file := range []string{"planlab__results__04-missing-covering-index-fast.sqlplan", "planlab__results__05-key-lookup-tipping-fast.sqlplan"} {
-		if fs := corpusFindings(t, file, 1, "hot-operator"); len(fs) != 0 {
+		if fs := statementFindings(t, file, 1, "hot-operator"); len(fs) != 0 {
 			t.Errorf("%s: %+v", file, fs)
 		}
 	}

@@ -30,7 +30,8 @@ var ImplicitConversion = &Rule{
 			"estimate is a guess. The classic cause is an application that sends every string as nvarchar.",
 		Evidence: "A `Convert Implicit=\"1\"` around a `ColumnReference` of a table inside a `Compare` (or `like`) of a seek " +
 			"range, a residual `Predicate`, a `Filter` or a join predicate. The statement's `Warnings/PlanAffectingConvert` " +
-			"(`ConvertIssue=\"Seek Plan\"` or `\"Cardinality Estimate\"`) is quoted when it names the same column. The other " +
+			"(`ConvertIssue=\"Seek Plan\"` or `\"Cardinality Estimate\"`) is quoted when it names the same column. A computed value " +
+			"(`Expr1044`) compared in a join is followed to the Compute Scalar that defines it as `CONVERT_IMPLICIT(…, column)`. The other " +
 			"side is named: a parameter with its `ParameterDataType`, a literal, or the other column. Severity comes from " +
 			"what the conversion cost: rows read against rows returned by the operator (actual `ActualRowsRead`, else " +
 			"`EstimatedRowsRead`, else the table cardinality for a full scan), or a misestimate on that operator. A " +
@@ -102,12 +103,13 @@ func runImplicitConversion(p *Pass) {
 // the plan's predicates.
 func columnConversions(q *plan.QueryPlan) []columnConversion {
 	var out []columnConversion
+	defs := computedValues(q)
 	for _, n := range q.Nodes {
 		if a := n.Access; a != nil {
 			for _, sp := range a.SeekPredicates {
 				for _, k := range sp.Keys {
 					for i, v := range k.Values {
-						col, to, ok := implicitOnColumn(v)
+						col, to, ok := implicitOnColumn(v, defs)
 						if !ok || i >= len(k.Columns) {
 							continue
 						}
@@ -117,35 +119,53 @@ func columnConversions(q *plan.QueryPlan) []columnConversion {
 					}
 				}
 			}
-			out = appendConversions(out, n, a.Predicate, "residual")
+			out = appendConversions(out, n, a.Predicate, "residual", defs)
 		}
-		out = appendConversions(out, n, n.Predicate, "predicate")
+		out = appendConversions(out, n, n.Predicate, "predicate", defs)
 	}
 	return out
 }
 
-func appendConversions(out []columnConversion, n *plan.RelOp, s *plan.Scalar, where string) []columnConversion {
+func appendConversions(out []columnConversion, n *plan.RelOp, s *plan.Scalar, where string, defs map[string]*plan.Scalar) []columnConversion {
 	if s == nil {
 		return out
 	}
 	isLike := s.Kind == plan.ScalarIntrinsic && strings.EqualFold(s.Op, "like")
 	if (s.Kind == plan.ScalarCompare || isLike) && len(s.Args) >= 2 {
 		for i := 0; i < 2; i++ {
-			if col, to, ok := implicitOnColumn(s.Args[i]); ok {
+			if col, to, ok := implicitOnColumn(s.Args[i], defs); ok {
 				other, _ := s.Args[1-i].StripConvert()
 				out = append(out, columnConversion{Node: n, Column: *col, To: to, Other: other, Where: where, Compare: s.String()})
 			}
 		}
 	}
 	for _, a := range s.Args {
-		out = appendConversions(out, n, a, where)
+		out = appendConversions(out, n, a, where, defs)
 	}
 	return out
 }
 
+// computedValues maps the plan's Compute Scalar outputs (Expr1044, …) to
+// the expressions that define them, by lower-case name.
+func computedValues(q *plan.QueryPlan) map[string]*plan.Scalar {
+	defs := map[string]*plan.Scalar{}
+	for _, n := range q.Nodes {
+		for _, dv := range n.DefinedValues {
+			if len(dv.Columns) == 1 && dv.Columns[0].Table == "" && dv.Value != nil && dv.Value.Kind == plan.ScalarConvert && dv.Value.Implicit {
+				defs[strings.ToLower(dv.Columns[0].Column)] = dv.Value
+			}
+		}
+	}
+	return defs
+}
+
 // implicitOnColumn reports an implicit conversion wrapping a table column,
-// with the outermost target type.
-func implicitOnColumn(s *plan.Scalar) (*plan.ColumnRef, string, bool) {
+// with the outermost target type. A computed value (Expr1044) stands for
+// the expression a Compute Scalar defined it as.
+func implicitOnColumn(s *plan.Scalar, defs map[string]*plan.Scalar) (*plan.ColumnRef, string, bool) {
+	if s != nil && s.Kind == plan.ScalarIdentifier && s.Column != nil && s.Column.Table == "" && !s.Column.IsParameter() {
+		s = defs[strings.ToLower(s.Column.Column)]
+	}
 	if s == nil || s.Kind != plan.ScalarConvert {
 		return nil, "", false
 	}

@@ -16,7 +16,9 @@ var ResidualPredicateScan = &Rule{
 	Name:     "residual-predicate-scan",
 	Severity: Error,
 	Summary:  "A scan or broad seek reads many rows that its residual predicate then discards",
-	After:    []string{"implicit-conversion", "non-sargable-predicate", "residual-sort", "filtered-index-parameterized", "filtered-index-unused-literal"},
+	// Catalog facts are optional: they trim the INCLUDE list and find an
+	// index that already has the keys.
+	After: []string{"implicit-conversion", "non-sargable-predicate", "residual-sort", "filtered-index-parameterized", "filtered-index-unused-literal"},
 	Params: []Param{
 		{"min_elapsed_ms", 100, "an actual plan whose statement took less than this (ms, elapsed and CPU) is info"},
 		{"min_rows_read", 10000, "operators that read fewer rows are not reported"},
@@ -43,13 +45,16 @@ var ResidualPredicateScan = &Rule{
 			"(`filtered-index-parameterized`, `filtered-index-unused-literal`). An actual plan whose optimizer expected the " +
 			"predicate to keep many rows (a misestimate, often parameter sniffing) gets an info pointing at the estimate " +
 			"instead of an index. A scan on the inner side of an anti semi join (NOT IN) belongs to that rewrite.",
-		Example: "```sql\nSELECT TOP (20) WorkId, CreatedAt FROM dbo.Work WHERE Status = 0 ORDER BY CreatedAt;\n```\n" +
-			"Clustered Index Scan of PK_Work with `Predicate` `[Status]=(0)`: 5,000,000 rows read, 200 returned.",
+		Example: "```sql\nSELECT WorkId, CreatedAt FROM dbo.Work WHERE Status = 0;\n```\n" +
+			"Clustered Index Scan of PK_Work with `Predicate` `[Status]=(0)`: 5,000,000 rows read, 200 returned. planlint proposes " +
+			"`CREATE INDEX IX_Work_Status_Filtered ON dbo.Work (Status) INCLUDE (WorkId, CreatedAt) WHERE Status = (0);` (with an " +
+			"ORDER BY the filtered index is keyed on the ORDER BY columns; when `residual-sort` reports that Sort, its finding covers the scan).",
 		Fix: "Create the index that seeks: the equality columns of the predicate first, then one range column, with the " +
 			"operator's output columns in INCLUDE; when SQL Server's missing-index request names the same keys its INCLUDE " +
 			"list is merged in. When the predicate is a literal on a status-like column (few distinct values) of a large " +
 			"table, the filtered index `… WHERE Status = 0` keeps only the active rows: a queue's pending work stays cheap to " +
-			"find however much history the table holds.",
+			"find however much history the table holds. With catalog facts an index that already has the keys is extended " +
+			"(`DROP_EXISTING`) rather than duplicated, and one that already covers the scan is named as unused, without DDL.",
 		FalseAlarms: "A scan of a small table, or one that returns a large share of what it reads, is not reported. A " +
 			"report query that must read everything once is better served by a columnstore index than by a seek. An actual plan whose statement took under `min_elapsed_ms` (elapsed and CPU time) is info.",
 		References: []string{"https://learn.microsoft.com/sql/relational-databases/indexes/create-filtered-indexes"},
@@ -221,6 +226,25 @@ func (r *residualRun) scan(p *Pass, q plan.LabeledPlan, n *plan.RelOp, residual 
 		x.Include = nil
 	}
 	fix := x.String() + " seeks on " + quoteList(cols) + " instead" + wide
+	if t := findTable(p.Catalog, o); t != nil {
+		var ineq []string
+		if keys.Range != "" {
+			ineq = []string{keys.Range}
+		}
+		if ix, missing := existingWithKeys(t, plan.MissingIndex{Equality: keys.Eq, Inequality: ineq, Include: x.Include}); ix != nil && !strings.EqualFold(ix.Name, o.Index) {
+			// Do not propose what exists: the index is there and the plan
+			// reads another one.
+			ev["existing_index"] = ix.Name
+			if len(missing) == 0 {
+				r.report(Finding{Severity: Info, NodeID: Node(n.NodeID), Evidence: ev,
+					Message: b.String() + fmt.Sprintf("; index %s already seeks on %s, but the plan does not use it", ix.Name, quoteList(cols)),
+					Fix:     "find why " + ix.Name + " is not chosen (statistics, a parameter's compiled value, a hint); see the statement's other findings"})
+				return
+			}
+			x = extendIndex(t, ix, missing)
+			fix = fmt.Sprintf("extend %s, which already has these keys, so the plan can seek it without lookups: %s", ix.Name, x.String())
+		}
+	}
 	primary := x
 	if fx, ok := filteredVariant(p, q.QueryPlan, n, keys, outputs); ok {
 		primary = fx

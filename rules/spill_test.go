@@ -8,9 +8,9 @@ import (
 	"github.com/planlint/planlint/plan"
 )
 
-// corpusFindings runs every rule on the first statement with the given id
+// statementFindings runs every rule on the first statement with the given id
 // and returns the findings of one rule.
-func corpusFindings(t *testing.T, file string, stmtID int, rule string) []Finding {
+func statementFindings(t *testing.T, file string, stmtID int, rule string) []Finding {
 	t.Helper()
 	d, err := plan.ParseFile(filepath.Join(sharedtest.Require(t, "corpus/plans"), file), plan.Options{})
 	if err != nil {
@@ -63,7 +63,7 @@ func TestSpillCorpus(t *testing.T) {
 		{"perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan", 1, []want{{6, Warning, 188928, -1}}},
 	}
 	for _, c := range cases {
-		fs := corpusFindings(t, c.file, c.stmt, "spill")
+		fs := statementFindings(t, c.file, c.stmt, "spill")
 		if len(fs) != len(c.want) {
 			t.Errorf("%s: %d findings, want %d: %+v", c.file, len(fs), len(c.want), fs)
 			continue
