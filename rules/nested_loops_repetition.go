@@ -17,7 +17,7 @@ var NestedLoopsRepetition = &Rule{
 	Params: []Param{
 		{"min_executions", 100, "ignore inner sides executed fewer times (actual, or estimated rebinds + rewinds + 1)"},
 		{"min_rows_read", 100000, "ignore inner sides that read fewer rows over all executions"},
-		{"min_rows_per_execution", 100, "a seek counts only when its residual predicate reads at least this many rows per execution"},
+		{"min_rows_per_execution", 100, "a scan or residual seek counts only when it reads at least this many rows per execution (or its inner side took warn_ms)"},
 		{"warn_ms", 1000, "actual plans: an inner side taking at least this many milliseconds is a warning"},
 		{"error_ms", 10000, "actual plans: an inner side taking at least this many milliseconds is an error"},
 		{"error_rows_read", 10000000, "without timings: actual rows read at least this high make an error"},
@@ -34,7 +34,8 @@ var NestedLoopsRepetition = &Rule{
 			"access. It reports a scan, or a seek with a residual predicate reading at least `min_rows_per_execution` rows " +
 			"per execution, when the access ran at least `min_executions` times (actual `ActualExecutions`, or " +
 			"`EstimateRebinds + EstimateRewinds + 1`) and read at least `min_rows_read` rows in all (`ActualRowsRead`, " +
-			"`EstimatedRowsRead`, or the table cardinality for an estimated scan). Severity follows the inner side's " +
+			"`EstimatedRowsRead`, or the table cardinality for an estimated scan), at least `min_rows_per_execution` per " +
+			"execution unless the inner side took `warn_ms` or more. Severity follows the inner side's " +
 			"elapsed time in actual plans, the rows read without timings, the cost share in estimated plans. A plain seek " +
 			"executed many times is reported (as info) only when the outer input was badly underestimated: the finding " +
 			"then points at the `row-estimate-skew` finding that is its cause. Inner sides that are part of a `NOT IN` " +
@@ -47,7 +48,8 @@ var NestedLoopsRepetition = &Rule{
 			"`CREATE INDEX IX_OrderLines_OrderId ON dbo.OrderLines (OrderId) INCLUDE (Amount);`. When no predicate links " +
 			"the inner side to the outer row, the join order or the query shape is the problem: rewrite it (a join the " +
 			"optimizer can hash, `NOT EXISTS` for `NOT IN`).",
-		FalseAlarms: "A scan of a tiny table (a few pages) on the inner side is cheap; `min_rows_read` skips it. A lazy " +
+		FalseAlarms: "A scan of a tiny table (a few pages) on the inner side is as cheap as a seek; `min_rows_read` and " +
+			"`min_rows_per_execution` skip it. A lazy " +
 			"Table Spool on the inner side replays a cached result (rewinds) and is not a repeated scan.",
 	},
 	Run: runNestedLoopsRepetition,
