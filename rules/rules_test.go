@@ -363,6 +363,13 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// The plans written for the access-path rules: spools, loops, joins.
+	own, _ := filepath.Glob(filepath.Join("testdata", "plans", "*.sqlplan"))
+	for _, path := range own {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
 	var cat *catalog.Catalog
 	if c, err := catalog.Load(filepath.Join(root, "fixtures", "queue", "schema.sql")); err == nil {
 		cat = c
