@@ -233,9 +233,13 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
 		include := without(uniqueFold(columnNames(acc.OutputList)), keys)
 		include = without(include, without(rng, keys))
 		include = append(include, without(rng, keys)...)
-		x := indexDDL{Schema: obj.Schema, Table: obj.Table, Keys: keys, Include: include}
-		x.addEvidence(ev)
-		f.Fix = "give the inner side a seek: " + x.String()
+		x, covered := indexForKeys(p, obj, keys, include)
+		if covered {
+			f.Fix = fmt.Sprintf("index %s already has keys %s and every column the inner side needs: the plan predates it or the optimizer refused it; recompile and check that the seek columns' types match", x.Name, strings.Join(keys, ", "))
+		} else {
+			x.addEvidence(ev)
+			f.Fix = "give the inner side a seek: " + x.String()
+		}
 	} else {
 		f.Fix = fmt.Sprintf("nothing links %s to the outer row, so no index turns this into a seek: rewrite the query so the optimizer can join the two inputs once (a hash or merge join), or reorder the join", obj.TableName(false))
 	}

@@ -1,6 +1,12 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/plan"
+)
 
 func TestNestedLoopsRepetitionCorpus(t *testing.T) {
 	corpusCases(t, NestedLoopsRepetition, []nodeCase{
@@ -28,4 +34,44 @@ func TestNestedLoopsRepetitionFixtures(t *testing.T) {
 		// The outer seek is not on an inner side.
 		{"loop-inner-scan.sqlplan", 1, 0, nil},
 	})
+}
+
+func TestNestedLoopsRepetitionWithCatalog(t *testing.T) {
+	d, err := plan.ParseFile(fixturePlan("loop-inner-scan.sqlplan"), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, schema, want string }{
+		{"no index on OrderId yet",
+			`CREATE TABLE dbo.OrderLines (OrderLineId int NOT NULL CONSTRAINT PK_OrderLines PRIMARY KEY CLUSTERED, OrderId int NOT NULL, Amount money NOT NULL);`,
+			"CREATE INDEX IX_OrderLines_OrderId ON dbo.OrderLines (OrderId) INCLUDE (Amount);"},
+		{"an index on OrderId is widened, not duplicated",
+			`CREATE TABLE dbo.OrderLines (OrderLineId int NOT NULL CONSTRAINT PK_OrderLines PRIMARY KEY CLUSTERED, OrderId int NOT NULL, Amount money NOT NULL);
+CREATE INDEX IX_Lines_Order ON dbo.OrderLines (OrderId, OrderLineId);`,
+			"CREATE INDEX IX_Lines_Order ON dbo.OrderLines (OrderId, OrderLineId) INCLUDE (Amount) WITH (DROP_EXISTING = ON);"},
+		{"an index that covers already",
+			`CREATE TABLE dbo.OrderLines (OrderLineId int NOT NULL CONSTRAINT PK_OrderLines PRIMARY KEY CLUSTERED, OrderId int NOT NULL, Amount money NOT NULL);
+CREATE INDEX IX_Lines_Order ON dbo.OrderLines (OrderId) INCLUDE (Amount);`,
+			"index IX_Lines_Order already has keys OrderId"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cat, diags, err := catalog.ParseScript("schema.sql", strings.NewReader(tc.schema))
+			if err != nil || len(diags) > 0 {
+				t.Fatalf("schema: %v %v", err, diags)
+			}
+			all, err := Analyze(d, cat, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range all {
+				if f.Rule == NestedLoopsRepetition.Name && f.NodeID != nil && *f.NodeID == 3 {
+					if !strings.Contains(f.Fix, tc.want) {
+						t.Fatalf("fix %q does not contain %q", f.Fix, tc.want)
+					}
+					return
+				}
+			}
+			t.Fatal("no finding at node 3")
+		})
+	}
 }
