@@ -85,6 +85,17 @@ func runNestedLoopsRepetition(p *Pass) {
 // table's columns or with a parameter: equality keys first, then ranges.
 func loopIndexColumns(nl, acc *plan.RelOp) (eq, rng []string) {
 	table := acc.Access.Object()
+	// The seek's own keys come first: the new index extends them.
+	for _, sp := range acc.Access.SeekPredicates {
+		for _, k := range sp.Keys {
+			switch {
+			case k.Part == "Prefix" && (k.ScanType == "" || k.ScanType == "EQ"):
+				eq = append(eq, columnNames(k.Columns)...)
+			case k.Part == "StartRange" || k.Part == "EndRange" || k.Part == "Prefix":
+				rng = append(rng, columnNames(k.Columns)...)
+			}
+		}
+	}
 	var cs []comparison
 	cs = appendScalarComparisons(cs, acc, acc.Access.Residual(), false)
 	cs = appendScalarComparisons(cs, nl, nl.Predicate, false)

@@ -75,3 +75,38 @@ CREATE INDEX IX_Lines_Order ON dbo.OrderLines (OrderId) INCLUDE (Amount);`,
 		})
 	}
 }
+
+// TestNestedLoopsRepetitionResidualSeek covers a seek on the inner side whose
+// residual predicate discards most of what each execution reads, and the
+// plain seek (no residual) that must stay silent.
+func TestNestedLoopsRepetitionResidualSeek(t *testing.T) {
+	col := func(table, alias, name string) string {
+		return `<ColumnReference Database="[Db]" Schema="[dbo]" Table="[` + table + `]" Alias="[` + alias + `]" Column="` + name + `"/>`
+	}
+	ident := func(c string) string { return `<ScalarOperator><Identifier>` + c + `</Identifier></ScalarOperator>` }
+	loop := func(residual string) string {
+		return `<RelOp NodeId="0" PhysicalOp="Nested Loops" LogicalOp="Inner Join" EstimateRows="10000" EstimateIO="0" EstimateCPU="0.04" AvgRowSize="20" EstimatedTotalSubtreeCost="400" Parallel="0" EstimateRebinds="0" EstimateRewinds="0"><OutputList/>` +
+			`<NestedLoops Optimized="0"><OuterReferences>` + col("Orders", "o", "CustomerId") + col("Orders", "o", "OrderDate") + `</OuterReferences>` +
+			`<RelOp NodeId="1" PhysicalOp="Clustered Index Scan" LogicalOp="Clustered Index Scan" EstimateRows="10000" EstimatedRowsRead="10000" EstimateIO="0.1" EstimateCPU="0.01" AvgRowSize="20" EstimatedTotalSubtreeCost="0.2" TableCardinality="10000" Parallel="0" EstimateRebinds="0" EstimateRewinds="0"><OutputList/>` +
+			`<IndexScan Ordered="0"><Object Database="[Db]" Schema="[dbo]" Table="[Orders]" Index="[PK_Orders]" Alias="[o]" IndexKind="Clustered"/></IndexScan></RelOp>` +
+			`<RelOp NodeId="2" PhysicalOp="Index Seek" LogicalOp="Index Seek" EstimateRows="1" EstimatedRowsRead="5000" EstimateIO="0.01" EstimateCPU="0.005" AvgRowSize="20" EstimatedTotalSubtreeCost="399" TableCardinality="5000000" Parallel="0" EstimateRebinds="9999" EstimateRewinds="0"><OutputList>` + col("Payments", "p", "Amount") + `</OutputList>` +
+			`<IndexScan Ordered="1"><Object Database="[Db]" Schema="[dbo]" Table="[Payments]" Index="[IX_Payments_CustomerId]" Alias="[p]" IndexKind="NonClustered"/>` +
+			`<SeekPredicates><SeekPredicateNew><SeekKeys><Prefix ScanType="EQ"><RangeColumns>` + col("Payments", "p", "CustomerId") + `</RangeColumns><RangeExpressions>` + ident(col("Orders", "o", "CustomerId")) + `</RangeExpressions></Prefix></SeekKeys></SeekPredicateNew></SeekPredicates>` +
+			residual + `</IndexScan></RelOp></NestedLoops></RelOp>`
+	}
+	residual := `<Predicate><ScalarOperator ScalarString="[p].[PaidOn]&gt;=[o].[OrderDate]"><Compare CompareOp="GE">` + ident(col("Payments", "p", "PaidOn")) + ident(col("Orders", "o", "OrderDate")) + `</Compare></ScalarOperator></Predicate>`
+
+	fs := analyze(t, showplan(t, stmt(`StatementSubTreeCost="400"`, "", "", loop(residual))), nil, NestedLoopsRepetition)
+	if len(fs) != 1 || fs[0].Severity != Warning || *fs[0].NodeID != 2 {
+		t.Fatalf("want one warning at node 2, got %+v", fs)
+	}
+	for _, s := range []string{"10,000 times (estimated)", "5,000 rows per execution", "the residual [p].[PaidOn]>=[o].[OrderDate]",
+		"CREATE INDEX IX_Payments_CustomerId_PaidOn ON dbo.Payments (CustomerId, PaidOn) INCLUDE (Amount);"} {
+		if !strings.Contains(fs[0].Message+" | "+fs[0].Fix, s) {
+			t.Errorf("%q not in %s | %s", s, fs[0].Message, fs[0].Fix)
+		}
+	}
+	if fs := analyze(t, showplan(t, stmt(`StatementSubTreeCost="400"`, "", "", loop(""))), nil, NestedLoopsRepetition); len(fs) != 0 {
+		t.Fatalf("a plain seek executed 10,000 times: want nothing, got %+v", fs)
+	}
+}
