@@ -38,7 +38,8 @@ var NestedLoopsRepetition = &Rule{
 			"execution unless the inner side took `warn_ms` or more. Severity follows the inner side's " +
 			"elapsed time in actual plans, the rows read without timings, the cost share in estimated plans. A plain seek " +
 			"executed many times is reported (as info) only when the outer input was badly underestimated: the finding " +
-			"then points at the `row-estimate-skew` finding that is its cause. Inner sides that are part of a `NOT IN` " +
+			"then points at the `row-estimate-skew` finding that is its cause, once per misestimated operator (the most " +
+			"executed seek, naming the others). Inner sides that are part of a `NOT IN` " +
 			"null check defer to `row-count-spool-not-in`; Key Lookups are `key-lookup`'s.",
 		Example: "```sql\nSELECT o.Id, x.Total FROM dbo.Orders AS o\nCROSS APPLY (SELECT SUM(l.Amount) AS Total FROM dbo.OrderLines AS l " +
 			"WHERE l.OrderId = o.Id) AS x;\n```\nWithout an index on `OrderLines.OrderId`, the inner Table Scan of " +
@@ -73,11 +74,49 @@ func innerAccess(inner *plan.RelOp) *plan.RelOp {
 
 func runNestedLoopsRepetition(p *Pass) {
 	for _, q := range p.Plans() {
+		var consequences []Finding
 		for _, nl := range q.Nodes {
 			if nl.PhysicalOp == "Nested Loops" && len(nl.Children) == 2 {
-				checkLoop(p, q, nl)
+				checkLoop(p, q, nl, &consequences)
 			}
 		}
+		reportConsequences(p, consequences)
+	}
+}
+
+// reportConsequences reports, for each misestimated operator, one of the
+// seeks it multiplied (the most executed), naming the others: one root
+// cause, one finding.
+func reportConsequences(p *Pass, fs []Finding) {
+	byRoot := map[int][]Finding{}
+	var roots []int
+	for _, f := range fs {
+		id := f.Evidence["root_cause_node_id"].(int)
+		if _, ok := byRoot[id]; !ok {
+			roots = append(roots, id)
+		}
+		byRoot[id] = append(byRoot[id], f)
+	}
+	for _, id := range roots {
+		group := byRoot[id]
+		best := 0
+		for i, f := range group {
+			if f.Evidence["executions"].(float64) > group[best].Evidence["executions"].(float64) {
+				best = i
+			}
+		}
+		f := group[best]
+		var others []string
+		for i, g := range group {
+			if i != best {
+				others = append(others, fmt.Sprint(*g.NodeID))
+			}
+		}
+		if len(others) > 0 {
+			f.Evidence["other_node_ids"] = others
+			f.Message += fmt.Sprintf("; the same misestimate multiplies the %s at %s %s", plural(len(others), "seek"), plural(len(others), "node"), quoteList(others))
+		}
+		p.Report(f)
 	}
 }
 
@@ -123,7 +162,7 @@ func loopIndexColumns(nl, acc *plan.RelOp) (eq, rng []string) {
 	return eq, without(uniqueFold(rng), eq)
 }
 
-func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
+func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Finding) {
 	inner, outer := nl.Children[1], nl.Children[0]
 	acc := innerAccess(inner)
 	if acc == nil || acc.IsLookup() || !(isScan(acc) || isSeek(acc)) {
@@ -182,7 +221,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
 		}
 		ev["root_cause_rule"] = skew.Rule
 		ev["root_cause_node_id"] = *skew.NodeID
-		p.Report(Finding{Severity: Info, NodeID: Node(acc.NodeID), Evidence: ev,
+		*consequences = append(*consequences, Finding{Severity: Info, NodeID: Node(acc.NodeID), Evidence: ev,
 			Message: fmt.Sprintf("%s on %s runs %s times (%s) on the inner side of %s (node %d) because its outer input returned %s rows (%s) where far fewer were estimated: a consequence of the misestimate at node %d (row-estimate-skew)",
 				acc.DisplayName(), obj.TableName(false), count(execs), execKind, nl.DisplayName(), nl.NodeID, count(outerRows), outerKind, *skew.NodeID),
 			Fix: "fix the estimate at node " + fmt.Sprint(*skew.NodeID) + " (see row-estimate-skew); with a right estimate the optimizer picks a hash or merge join"})
