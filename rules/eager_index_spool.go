@@ -150,9 +150,13 @@ func reportEagerIndexSpool(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 
 	f := Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Evidence: ev}
 	if len(keys) > 0 && table.Table != "" {
-		x := indexDDL{Schema: table.Schema, Table: table.Table, Keys: keys, Include: include}
-		x.addEvidence(ev)
-		f.Fix = "create the index the spool builds at every execution: " + x.String()
+		x, covered := indexForKeys(p, table, keys, include)
+		if covered {
+			f.Fix = fmt.Sprintf("index %s already has keys %s and the spooled columns, yet the optimizer built a spool: recompile, and check that the seek columns' types match the outer columns", x.Name, strings.Join(keys, ", "))
+		} else {
+			x.addEvidence(ev)
+			f.Fix = "create the index the spool builds at every execution: " + x.String()
+		}
 		if len(exprs) > 0 {
 			f.Fix += fmt.Sprintf(" (the spool also outputs %s, computed from that table's columns: include those columns too)", quoteList(exprs))
 		}

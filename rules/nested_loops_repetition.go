@@ -17,7 +17,7 @@ var NestedLoopsRepetition = &Rule{
 	Params: []Param{
 		{"min_executions", 100, "ignore inner sides executed fewer times (actual, or estimated rebinds + rewinds + 1)"},
 		{"min_rows_read", 100000, "ignore inner sides that read fewer rows over all executions"},
-		{"min_rows_per_execution", 100, "a seek counts only when its residual predicate reads at least this many rows per execution"},
+		{"min_rows_per_execution", 100, "a scan or residual seek counts only when it reads at least this many rows per execution (or its inner side took warn_ms)"},
 		{"warn_ms", 1000, "actual plans: an inner side taking at least this many milliseconds is a warning"},
 		{"error_ms", 10000, "actual plans: an inner side taking at least this many milliseconds is an error"},
 		{"error_rows_read", 10000000, "without timings: actual rows read at least this high make an error"},
@@ -34,10 +34,12 @@ var NestedLoopsRepetition = &Rule{
 			"access. It reports a scan, or a seek with a residual predicate reading at least `min_rows_per_execution` rows " +
 			"per execution, when the access ran at least `min_executions` times (actual `ActualExecutions`, or " +
 			"`EstimateRebinds + EstimateRewinds + 1`) and read at least `min_rows_read` rows in all (`ActualRowsRead`, " +
-			"`EstimatedRowsRead`, or the table cardinality for an estimated scan). Severity follows the inner side's " +
+			"`EstimatedRowsRead`, or the table cardinality for an estimated scan), at least `min_rows_per_execution` per " +
+			"execution unless the inner side took `warn_ms` or more. Severity follows the inner side's " +
 			"elapsed time in actual plans, the rows read without timings, the cost share in estimated plans. A plain seek " +
 			"executed many times is reported (as info) only when the outer input was badly underestimated: the finding " +
-			"then points at the `row-estimate-skew` finding that is its cause. Inner sides that are part of a `NOT IN` " +
+			"then points at the `row-estimate-skew` finding that is its cause, once per misestimated operator (the most " +
+			"executed seek, naming the others). Inner sides that are part of a `NOT IN` " +
 			"null check defer to `row-count-spool-not-in`; Key Lookups are `key-lookup`'s.",
 		Example: "```sql\nSELECT o.Id, x.Total FROM dbo.Orders AS o\nCROSS APPLY (SELECT SUM(l.Amount) AS Total FROM dbo.OrderLines AS l " +
 			"WHERE l.OrderId = o.Id) AS x;\n```\nWithout an index on `OrderLines.OrderId`, the inner Table Scan of " +
@@ -47,7 +49,8 @@ var NestedLoopsRepetition = &Rule{
 			"`CREATE INDEX IX_OrderLines_OrderId ON dbo.OrderLines (OrderId) INCLUDE (Amount);`. When no predicate links " +
 			"the inner side to the outer row, the join order or the query shape is the problem: rewrite it (a join the " +
 			"optimizer can hash, `NOT EXISTS` for `NOT IN`).",
-		FalseAlarms: "A scan of a tiny table (a few pages) on the inner side is cheap; `min_rows_read` skips it. A lazy " +
+		FalseAlarms: "A scan of a tiny table (a few pages) on the inner side is as cheap as a seek; `min_rows_read` and " +
+			"`min_rows_per_execution` skip it. A lazy " +
 			"Table Spool on the inner side replays a cached result (rewinds) and is not a repeated scan.",
 	},
 	Run: runNestedLoopsRepetition,
@@ -71,11 +74,49 @@ func innerAccess(inner *plan.RelOp) *plan.RelOp {
 
 func runNestedLoopsRepetition(p *Pass) {
 	for _, q := range p.Plans() {
+		var consequences []Finding
 		for _, nl := range q.Nodes {
 			if nl.PhysicalOp == "Nested Loops" && len(nl.Children) == 2 {
-				checkLoop(p, q, nl)
+				checkLoop(p, q, nl, &consequences)
 			}
 		}
+		reportConsequences(p, consequences)
+	}
+}
+
+// reportConsequences reports, for each misestimated operator, one of the
+// seeks it multiplied (the most executed), naming the others: one root
+// cause, one finding.
+func reportConsequences(p *Pass, fs []Finding) {
+	byRoot := map[int][]Finding{}
+	var roots []int
+	for _, f := range fs {
+		id := f.Evidence["root_cause_node_id"].(int)
+		if _, ok := byRoot[id]; !ok {
+			roots = append(roots, id)
+		}
+		byRoot[id] = append(byRoot[id], f)
+	}
+	for _, id := range roots {
+		group := byRoot[id]
+		best := 0
+		for i, f := range group {
+			if f.Evidence["executions"].(float64) > group[best].Evidence["executions"].(float64) {
+				best = i
+			}
+		}
+		f := group[best]
+		var others []string
+		for i, g := range group {
+			if i != best {
+				others = append(others, fmt.Sprint(*g.NodeID))
+			}
+		}
+		if len(others) > 0 {
+			f.Evidence["other_node_ids"] = others
+			f.Message += fmt.Sprintf("; the same misestimate multiplies the %s at %s %s", plural(len(others), "seek"), plural(len(others), "node"), quoteList(others))
+		}
+		p.Report(f)
 	}
 }
 
@@ -83,6 +124,17 @@ func runNestedLoopsRepetition(p *Pass) {
 // table's columns or with a parameter: equality keys first, then ranges.
 func loopIndexColumns(nl, acc *plan.RelOp) (eq, rng []string) {
 	table := acc.Access.Object()
+	// The seek's own keys come first: the new index extends them.
+	for _, sp := range acc.Access.SeekPredicates {
+		for _, k := range sp.Keys {
+			switch {
+			case k.Part == "Prefix" && (k.ScanType == "" || k.ScanType == "EQ"):
+				eq = append(eq, columnNames(k.Columns)...)
+			case k.Part == "StartRange" || k.Part == "EndRange" || k.Part == "Prefix":
+				rng = append(rng, columnNames(k.Columns)...)
+			}
+		}
+	}
 	var cs []comparison
 	cs = appendScalarComparisons(cs, acc, acc.Access.Residual(), false)
 	cs = appendScalarComparisons(cs, nl, nl.Predicate, false)
@@ -110,7 +162,7 @@ func loopIndexColumns(nl, acc *plan.RelOp) (eq, rng []string) {
 	return eq, without(uniqueFold(rng), eq)
 }
 
-func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
+func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Finding) {
 	inner, outer := nl.Children[1], nl.Children[0]
 	acc := innerAccess(inner)
 	if acc == nil || acc.IsLookup() || !(isScan(acc) || isSeek(acc)) {
@@ -169,7 +221,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
 		}
 		ev["root_cause_rule"] = skew.Rule
 		ev["root_cause_node_id"] = *skew.NodeID
-		p.Report(Finding{Severity: Info, NodeID: Node(acc.NodeID), Evidence: ev,
+		*consequences = append(*consequences, Finding{Severity: Info, NodeID: Node(acc.NodeID), Evidence: ev,
 			Message: fmt.Sprintf("%s on %s runs %s times (%s) on the inner side of %s (node %d) because its outer input returned %s rows (%s) where far fewer were estimated: a consequence of the misestimate at node %d (row-estimate-skew)",
 				acc.DisplayName(), obj.TableName(false), count(execs), execKind, nl.DisplayName(), nl.NodeID, count(outerRows), outerKind, *skew.NodeID),
 			Fix: "fix the estimate at node " + fmt.Sprint(*skew.NodeID) + " (see row-estimate-skew); with a right estimate the optimizer picks a hash or merge join"})
@@ -231,9 +283,13 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp) {
 		include := without(uniqueFold(columnNames(acc.OutputList)), keys)
 		include = without(include, without(rng, keys))
 		include = append(include, without(rng, keys)...)
-		x := indexDDL{Schema: obj.Schema, Table: obj.Table, Keys: keys, Include: include}
-		x.addEvidence(ev)
-		f.Fix = "give the inner side a seek: " + x.String()
+		x, covered := indexForKeys(p, obj, keys, include)
+		if covered {
+			f.Fix = fmt.Sprintf("index %s already has keys %s and every column the inner side needs: the plan predates it or the optimizer refused it; recompile and check that the seek columns' types match", x.Name, strings.Join(keys, ", "))
+		} else {
+			x.addEvidence(ev)
+			f.Fix = "give the inner side a seek: " + x.String()
+		}
 	} else {
 		f.Fix = fmt.Sprintf("nothing links %s to the outer row, so no index turns this into a seek: rewrite the query so the optimizer can join the two inputs once (a hash or merge join), or reorder the join", obj.TableName(false))
 	}

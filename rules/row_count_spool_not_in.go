@@ -180,12 +180,11 @@ func reportNotIn(p *Pass, q plan.LabeledPlan, m notIn) {
 		outerName = m.outer.Name()
 	}
 	ev := map[string]any{
-		"subquery_column":  m.inner.Name(),
-		"executions":       round(execs, 1),
-		"executions_kind":  kind,
-		"check_node_ids":   ids,
-		"anti_join_node":   m.join.NodeID,
-		"spool_executions": 0.0,
+		"subquery_column": m.inner.Name(),
+		"executions":      round(execs, 1),
+		"executions_kind": kind,
+		"check_node_ids":  ids,
+		"anti_join_node":  m.join.NodeID,
 	}
 	se, _ := executions(m.spool)
 	ev["spool_executions"] = round(se, 1)

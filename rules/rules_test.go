@@ -365,8 +365,10 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// The plans written for the rules' own tests (runtime and access paths).
 	runtimeFixtures, _ := filepath.Glob(filepath.Join("testdata", "runtime", "*.sqlplan"))
-	for _, path := range runtimeFixtures {
+	own, _ := filepath.Glob(filepath.Join("testdata", "plans", "*.sqlplan"))
+	for _, path := range append(runtimeFixtures, own...) {
 		if b, err := os.ReadFile(path); err == nil {
 			f.Add(b)
 		}
