@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -225,5 +226,25 @@ func TestMemoryGrantWithoutGrantedMemory(t *testing.T) {
 	}
 	for _, f := range analyze(t, d, nil, MemoryGrant) {
 		t.Errorf("unexpected finding: %s %s", f.Severity, f.Message)
+	}
+}
+
+// TestRuntimeFixturesValidate checks the hand-made plans against
+// Microsoft's showplan schema for their Version (1.564, SQL Server 2022).
+func TestRuntimeFixturesValidate(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint not found in PATH (Debian package libxml2-utils); schema validation skipped")
+	}
+	xsd := filepath.Join(sharedtest.Require(t, "xsd"), "showplanxml-1.571-sql2022.xsd")
+	paths, err := filepath.Glob(filepath.Join("testdata", "runtime", "*.sqlplan"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, path := range paths {
+		out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", xsd, path).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s does not validate: %v\n%s", path, err, out)
+		}
 	}
 }
