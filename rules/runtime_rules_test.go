@@ -98,6 +98,8 @@ func TestRuntimeRulesFixtures(t *testing.T) {
 		{"memory-grant.sqlplan", 2, MemoryGrant, Warning, 0, []string{"waited 3 seconds", "granted 60 MB"}},
 		{"memory-grant.sqlplan", 3, MemoryGrant, 0, 0, nil}, // 50 MB: small
 		{"memory-grant.sqlplan", 4, MemoryGrant, 0, 0, nil}, // 300 MB, 80% used
+		{"memory-grant.sqlplan", 5, MemoryGrant, Warning, 0, []string{"waited 2.5 seconds for its memory grant (RESOURCE_SEMAPHORE wait)"}},
+		{"memory-grant-warning.sqlplan", 1, MemoryGrant, Info, 0, []string{"needed more memory than its grant", "Used More Than Granted", "used 256 MB"}},
 		{"memory-grant-estimated.sqlplan", 1, MemoryGrant, Warning, 0, []string{"2.4 GB memory grant (DesiredMemory)", "narrow the 5,000-byte rows"}},
 		{"memory-grant-estimated.sqlplan", 2, MemoryGrant, 0, 0, nil},
 		{"parallel-thread-skew.sqlplan", 1, ParallelThreadSkew, Warning, 2, []string{"450,000 of its 500,000 rows (90%) on thread 1 of 4", "hash of Orders.Status", "SELECT TOP (10) Status, COUNT_BIG(*) AS n FROM dbo.Orders GROUP BY Status"}},
