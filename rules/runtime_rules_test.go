@@ -250,3 +250,24 @@ func TestRuntimeFixturesValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialPlanMaxdopSettingFirstStatementDeferred: when the document's
+// first costly statement defers to another finding, the setting is still
+// reported once, there, as info, and not lost.
+func TestSerialPlanMaxdopSettingFirstStatementDeferred(t *testing.T) {
+	x := func(id string) string {
+		return `<StmtSimple StatementId="` + id + `" StatementType="SELECT" StatementText="SELECT ` + id + `" StatementSubTreeCost="300" StatementOptmLevel="FULL">` +
+			`<QueryPlan NonParallelPlanReason="MaxDOPSetToOne">` + scan(0, "Clustered Index Scan", "PK_Work", "Clustered", 5e6, 300, "", "") + `</QueryPlan></StmtSimple>`
+	}
+	d := showplan(t, x("1")+x("2"))
+	sts := d.Statements()
+	prior := []Finding{{Rule: "some-access-rule", Severity: Error, NodeID: Node(0)}}
+	first, err := runAfter(SerialPlan, d, sts[0], nil, nil, prior)
+	if err != nil || len(first) != 1 || first[0].Severity != Info || !strings.Contains(first[0].Message, "1 other costly statement") {
+		t.Fatalf("first statement: %v %+v", err, first)
+	}
+	second, _ := runAfter(SerialPlan, d, sts[1], nil, nil, nil)
+	if len(second) != 0 {
+		t.Errorf("second statement reported again: %+v", second)
+	}
+}
