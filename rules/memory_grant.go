@@ -134,8 +134,11 @@ func runMemoryGrant(p *Pass) {
 		}
 		fmt.Fprintf(&b, "the query waited %s for its memory grant (%s) before it could start; it was granted %s and used %s (%s)",
 			seconds(wait), waitSource, kb(granted), kb(used), percent(share))
+		if excessive {
+			fmt.Fprintf(&b, ", so %s of it stayed idle", kb(granted-used))
+		}
 		if qt := q.QueryTime; qt != nil {
-			fmt.Fprintf(&b, "; the statement then ran %s", ms(qt.ElapsedTimeMs))
+			fmt.Fprintf(&b, "; QueryTimeStats gives %s elapsed", ms(qt.ElapsedTimeMs))
 		}
 	case excessive:
 		sev = Warning
