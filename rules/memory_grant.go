@@ -31,8 +31,10 @@ var MemoryGrant = &Rule{
 			"grants make other queries queue (`RESOURCE_SEMAPHORE` waits) or run with less. A query that queued for its " +
 			"own grant lost that time before its first row.",
 		Evidence: "`QueryPlan/MemoryGrantInfo`: `GrantedMemory` against `MaxUsedMemory` (KB), `MaxQueryMemory`, " +
-			"`GrantWaitTime` (seconds), `IsMemoryGrantFeedbackAdjusted`; `Warnings/MemoryGrantWarning` (SQL Server also " +
-			"raises it for tiny grants, which are not reported). The operators that asked for the memory are the sorts, " +
+			"`GrantWaitTime` (seconds; a `RESOURCE_SEMAPHORE` wait in `WaitStats` gives it in milliseconds), " +
+			"`IsMemoryGrantFeedbackAdjusted`; `Warnings/MemoryGrantWarning` (`Excessive Grant`, which SQL Server also " +
+			"raises for tiny grants that are not reported, or `Used More Than Granted` / `Grant Increase`, info for grants " +
+			"of at least `min_grant_mb`). The operators that asked for the memory are the sorts, " +
 			"hashes and adaptive joins; for each the finding gives the estimated and actual rows and row size of the " +
 			"input it holds (and its `UsedMemoryGrant` where the plan has it). In estimated plans only `DesiredMemory` is known.",
 		Example: "`GrantedMemory=\"1395216\" MaxUsedMemory=\"19736\"`: 1.3 GB granted, 19 MB (1%) used, because the TopN Sort " +
@@ -90,11 +92,32 @@ func runMemoryGrant(p *Pass) {
 		granted >= large && share <= 0.5 ||
 		granted >= minGrant && g.MaxQueryMemoryKB > 0 && granted >= p.Param("max_query_share")*g.MaxQueryMemoryKB && share <= 0.5
 	wait := g.GrantWaitTimeS
+	semaphoreMs := 0.0 // RESOURCE_SEMAPHORE in WaitStats: the wait in milliseconds
+	for _, w := range q.Waits {
+		if w.Type == "RESOURCE_SEMAPHORE" {
+			semaphoreMs += w.TimeMs
+		}
+	}
+	waitSource := "GrantWaitTime"
+	if semaphoreMs >= 1000 && semaphoreMs/1000 > wait {
+		wait, waitSource = math.Round(semaphoreMs/100)/10, "RESOURCE_SEMAPHORE wait"
+	}
 	bigUsed := granted >= large && !excessive
-	if !excessive && wait <= 0 && !bigUsed {
+	var warning *plan.MemoryGrantWarning
+	if q.Warnings != nil {
+		warning = q.Warnings.MemoryGrant
+	}
+	grew := warning != nil && warning.Kind != "Excessive Grant" && granted >= minGrant
+	if !excessive && wait <= 0 && !bigUsed && !grew {
 		return
 	}
 	ev := map[string]any{"granted_kb": granted, "max_used_kb": used, "used_share": round(share, 3), "grant_wait_s": wait}
+	if semaphoreMs > 0 {
+		ev["resource_semaphore_wait_ms"] = semaphoreMs
+	}
+	if warning != nil {
+		ev["memory_grant_warning"] = warning.Kind
+	}
 	if g.MaxQueryMemoryKB > 0 {
 		ev["max_query_memory_kb"] = g.MaxQueryMemoryKB
 	}
@@ -109,15 +132,21 @@ func runMemoryGrant(p *Pass) {
 		if wait >= p.Param("error_wait_s") {
 			sev = Error
 		}
-		fmt.Fprintf(&b, "the query waited %s for its memory grant (GrantWaitTime) before it could start; it was granted %s and used %s (%s)",
-			secondsText(wait), kb(granted), kb(used), percent(share))
+		fmt.Fprintf(&b, "the query waited %s for its memory grant (%s) before it could start; it was granted %s and used %s (%s)",
+			secondsText(wait), waitSource, kb(granted), kb(used), percent(share))
+		if excessive {
+			fmt.Fprintf(&b, ", so %s of it stayed idle", kb(granted-used))
+		}
 		if qt := q.QueryTime; qt != nil {
-			fmt.Fprintf(&b, "; the statement then ran %s", ms(qt.ElapsedTimeMs))
+			fmt.Fprintf(&b, "; QueryTimeStats gives %s elapsed", ms(qt.ElapsedTimeMs))
 		}
 	case excessive:
 		sev = Warning
 		fmt.Fprintf(&b, "memory grant of %s, of which %s (%s) was used: %s stayed reserved and idle for the whole execution",
 			kb(granted), kb(used), percent(share), kb(granted-used))
+	case grew && !bigUsed:
+		fmt.Fprintf(&b, "the query needed more memory than its grant (MemoryGrantWarning %s: requested %s, granted %s, used %s)",
+			warning.Kind, kb(warning.RequestedKB), kb(warning.GrantedKB), kb(warning.MaxUsedKB))
 	default:
 		fmt.Fprintf(&b, "large memory grant of %s, %s of it used", kb(granted), percent(share))
 	}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,6 +98,8 @@ func TestRuntimeRulesFixtures(t *testing.T) {
 		{"memory-grant.sqlplan", 2, MemoryGrant, Warning, 0, []string{"waited 3 seconds", "granted 60 MB"}},
 		{"memory-grant.sqlplan", 3, MemoryGrant, 0, 0, nil}, // 50 MB: small
 		{"memory-grant.sqlplan", 4, MemoryGrant, 0, 0, nil}, // 300 MB, 80% used
+		{"memory-grant.sqlplan", 5, MemoryGrant, Warning, 0, []string{"waited 2.5 seconds for its memory grant (RESOURCE_SEMAPHORE wait)"}},
+		{"memory-grant-warning.sqlplan", 1, MemoryGrant, Info, 0, []string{"needed more memory than its grant", "Used More Than Granted", "used 256 MB"}},
 		{"memory-grant-estimated.sqlplan", 1, MemoryGrant, Warning, 0, []string{"2.4 GB memory grant (DesiredMemory)", "narrow the 5,000-byte rows"}},
 		{"memory-grant-estimated.sqlplan", 2, MemoryGrant, 0, 0, nil},
 		{"parallel-thread-skew.sqlplan", 1, ParallelThreadSkew, Warning, 2, []string{"450,000 of its 500,000 rows (90%) on thread 1 of 4", "hash of Orders.Status", "SELECT TOP (10) Status, COUNT_BIG(*) AS n FROM dbo.Orders GROUP BY Status"}},
@@ -225,5 +228,46 @@ func TestMemoryGrantWithoutGrantedMemory(t *testing.T) {
 	}
 	for _, f := range analyze(t, d, nil, MemoryGrant) {
 		t.Errorf("unexpected finding: %s %s", f.Severity, f.Message)
+	}
+}
+
+// TestRuntimeFixturesValidate checks the hand-made plans against
+// Microsoft's showplan schema for their Version (1.564, SQL Server 2022).
+func TestRuntimeFixturesValidate(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint not found in PATH (Debian package libxml2-utils); schema validation skipped")
+	}
+	xsd := filepath.Join(sharedtest.Require(t, "xsd"), "showplanxml-1.571-sql2022.xsd")
+	paths, err := filepath.Glob(filepath.Join("testdata", "runtime", "*.sqlplan"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, path := range paths {
+		out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", xsd, path).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s does not validate: %v\n%s", path, err, out)
+		}
+	}
+}
+
+// TestSerialPlanMaxdopSettingFirstStatementDeferred: when the document's
+// first costly statement defers to another finding, the setting is still
+// reported once, there, as info, and not lost.
+func TestSerialPlanMaxdopSettingFirstStatementDeferred(t *testing.T) {
+	x := func(id string) string {
+		return `<StmtSimple StatementId="` + id + `" StatementType="SELECT" StatementText="SELECT ` + id + `" StatementSubTreeCost="300" StatementOptmLevel="FULL">` +
+			`<QueryPlan NonParallelPlanReason="MaxDOPSetToOne">` + scan(0, "Clustered Index Scan", "PK_Work", "Clustered", 5e6, 300, "", "") + `</QueryPlan></StmtSimple>`
+	}
+	d := showplan(t, x("1")+x("2"))
+	sts := d.Statements()
+	prior := []Finding{{Rule: "some-access-rule", Severity: Error, NodeID: Node(0)}}
+	first, err := runAfter(SerialPlan, d, sts[0], nil, nil, prior)
+	if err != nil || len(first) != 1 || first[0].Severity != Info || !strings.Contains(first[0].Message, "1 other costly statement") {
+		t.Fatalf("first statement: %v %+v", err, first)
+	}
+	second, _ := runAfter(SerialPlan, d, sts[1], nil, nil, nil)
+	if len(second) != 0 {
+		t.Errorf("second statement reported again: %+v", second)
 	}
 }

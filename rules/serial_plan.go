@@ -111,7 +111,8 @@ func runSerialPlan(p *Pass) {
 		info.why, reason, costText(st.SubtreeCost), strconv.FormatFloat(threshold, 'g', -1, 64), source)
 	fix := info.fix
 	others := 0
-	sev, timing := serialSeverity(p, st)
+	measured, timing := serialSeverity(p, st)
+	sev := measured
 	explained := explainedElsewhere(p)
 	if explained != "" {
 		sev = Info
@@ -124,8 +125,9 @@ func runSerialPlan(p *Pass) {
 		} else {
 			// A setting outside the statement, often deliberate: reported
 			// only where it measurably hurts, once for every statement of
-			// the document it affects.
-			if sev < Warning {
+			// the document it affects (on the first, even when another
+			// finding there explains that statement's cost).
+			if measured < Warning {
 				return
 			}
 			first, n, seen := settingMaxdopStatements(p, st)
