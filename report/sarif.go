@@ -441,12 +441,7 @@ func findingFingerprint(f *File, x *Finding, base string) string {
 
 // findingStatement is the summary of the statement a finding is about.
 func findingStatement(f *File, x *Finding) *Statement {
-	for _, s := range f.Statements {
-		if s.Batch == x.Batch && s.StatementID == x.StatementID {
-			return s
-		}
-	}
-	return nil
+	return statementOf(f, x.Batch, x.StatementID)
 }
 
 // findingOperator is the operator a finding names, when the plan is kept.
