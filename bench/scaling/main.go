@@ -30,6 +30,8 @@ type scalingCase struct {
 func main() {
 	bin := flag.String("planlint", "", "planlint binary to measure (default: build it)")
 	only := flag.String("only", "", "run only the cases whose name contains this")
+	gen := flag.String("gen", "", "internal: write the input of this case at size -n to stdout")
+	genN := flag.Int("n", 0, "internal: the size for -gen")
 	flag.Parse()
 	work, err := os.MkdirTemp("", "scaling")
 	if err != nil {
@@ -66,25 +68,50 @@ func main() {
 				return "d.sqlplan", `<?xml version="1.0"?><!DOCTYPE x [` + strings.Repeat("a", n<<20)
 			}, check()},
 	}
+	if *gen != "" {
+		for _, c := range cases {
+			if c.name == *gen {
+				_, content := c.gen(*genN)
+				os.Stdout.WriteString(content)
+				return
+			}
+		}
+		fail(fmt.Errorf("no case %q", *gen))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fail(err)
+	}
 	for _, c := range cases {
 		if *only != "" && !strings.Contains(c.name, *only) {
 			continue
 		}
-		if err := measure(*bin, work, c); err != nil {
+		if err := measure(self, *bin, work, c); err != nil {
 			fail(fmt.Errorf("%s: %w", c.name, err))
 		}
 	}
 }
 
-func measure(bin, work string, c scalingCase) error {
+func measure(self, bin, work string, c scalingCase) error {
 	fmt.Printf("\n%s\n  %10s %10s %10s %10s %8s %8s %12s\n", c.name, c.unit, "cpu", "wall", "peak RSS", "cpu×", "RSS×", "output")
 	var cpu0, rss0 float64
 	var cpus []float64
 	for i, n := range c.sizes {
-		name, content := c.gen(n)
+		// A child process writes the input: the peak RSS the kernel reports
+		// for the measured child includes this process's, which therefore
+		// never holds the input.
+		name, _ := c.gen(0)
 		path := filepath.Join(work, name)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		in, err := os.Create(path)
+		if err != nil {
 			return err
+		}
+		g := exec.Command(self, "-gen", c.name, "-n", fmt.Sprint(n))
+		g.Stdout, g.Stderr = in, os.Stderr
+		err = g.Run()
+		in.Close()
+		if err != nil {
+			return fmt.Errorf("generating: %w", err)
 		}
 		out, err := os.Create(filepath.Join(work, "out"))
 		if err != nil {
