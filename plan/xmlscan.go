@@ -858,47 +858,6 @@ func (s *scanner) scanBang(b []byte, i int) (tokenKind, error) {
 		fmt.Sprintf("unexpected markup declaration <!%s: not allowed in showplan XML", b[i:name]))
 }
 
-// declarationEnd returns the index of the '>' that ends the markup
-// declaration whose content starts at b[i], found as encoding/xml finds it:
-// quoted text, nested <...> and comments do not end it, and the first byte
-// is content whatever it is.
-func (s *scanner) declarationEnd(b []byte, i int) (int, error) {
-	var quote byte
-	depth := 0
-	for j := i + 1; ; j++ {
-		if j >= len(b) {
-			return 0, s.short()
-		}
-		switch c := b[j]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '>':
-			if depth == 0 {
-				return j, nil
-			}
-			depth--
-		case c == '<':
-			rest := b[j+1 : min(len(b), j+4)]
-			if !bytes.HasPrefix([]byte("!--"), rest) {
-				depth++ // an inner declaration
-				continue
-			}
-			if len(rest) < 3 {
-				return 0, s.short()
-			}
-			k := bytes.Index(b[j+4:], []byte("-->"))
-			if k < 0 {
-				return 0, s.short()
-			}
-			j += 4 + k + 2
-		}
-	}
-}
-
 func (s *scanner) scanComment(b []byte, i int) (tokenKind, error) {
 	k := bytes.Index(b[i:], []byte("--"))
 	if k < 0 || i+k+2 >= len(b) {
