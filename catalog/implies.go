@@ -21,12 +21,32 @@ func (f *Filter) ImpliedBy(preds []Conjunct) (implied bool, missing []Conjunct) 
 	if f == nil {
 		return true, nil
 	}
+	// The preds are grouped by column and each column's domain is built
+	// once: a filter of thousands of conjuncts must not rescan (and reparse)
+	// every pred for each of them.
+	byColumn := map[string][]Conjunct{}
+	for _, p := range preds {
+		k := columnKey(p.Column)
+		byColumn[k] = append(byColumn[k], p)
+	}
+	domains := map[string]*domain{}
 	for _, fc := range f.Conjuncts {
-		if !domainOf(fc.Column, preds).implies(fc) {
+		k := columnKey(fc.Column)
+		d, ok := domains[k]
+		if !ok {
+			d = domainOf(fc.Column, byColumn[k])
+			domains[k] = d
+		}
+		if !d.implies(fc) {
 			missing = append(missing, fc)
 		}
 	}
 	return len(missing) == 0, missing
+}
+
+// columnKey groups names that sameName takes for one column.
+func columnKey(name string) string {
+	return strings.ToUpper(strings.ToLower(normName(name)))
 }
 
 // bound is one end of a range: value, and whether the value itself is

@@ -69,3 +69,54 @@ func TestHugeNumbers(t *testing.T) {
 		t.Errorf("--output json= wrote %d bytes, %v", len(b), err)
 	}
 }
+
+// TestDeepTreeOutputLinear: --tree on deeply nested joins writes output
+// that grows linearly with the depth (indentation is capped), with lines
+// of bounded width.
+func TestDeepTreeOutputLinear(t *testing.T) {
+	dir := t.TempDir()
+	size := func(n int) (total, widest int) {
+		path := filepath.Join(dir, "nl.sqlplan")
+		if err := os.WriteFile(path, []byte(plangen.NestedLoops(n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := run(t, "", "check", "--tree", "--max-depth", "65536", path)
+		if code == ExitError {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			widest = max(widest, len(l))
+		}
+		return len(out), widest
+	}
+	small, _ := size(1000)
+	big, widest := size(4000)
+	if ratio := float64(big) / float64(small); ratio > 4.5 {
+		t.Errorf("output %d bytes at depth 1000, %d at 4000: ratio %.1f, want about 4", small, big, ratio)
+	}
+	if widest > 300 {
+		t.Errorf("widest line %d bytes", widest)
+	}
+}
+
+// TestDepthCeilingAllFormats: a plan at the deepest nesting the parser
+// accepts goes through the rules and every renderer without exhausting
+// the stack.
+func TestDepthCeilingAllFormats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a 14 MB plan in every format")
+	}
+	dir := t.TempDir()
+	deepest := filepath.Join(dir, "deepest.sqlplan")
+	if err := os.WriteFile(deepest, []byte(plangen.NestedLoops((65536-9)/2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--format", "json"}, {"--format", "sarif"}, {"--format", "dot"}, {"--tree"}, {"--format", "markdown"}, {"--format", "html"},
+	} {
+		_, errOut, code := run(t, "", append(append([]string{"check", "--max-depth", "65536"}, args...), deepest)...)
+		if code == ExitError {
+			t.Errorf("%v: exit %d: %.300s", args, code, errOut)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -93,5 +94,52 @@ func TestNumbersSaturate(t *testing.T) {
 	lookup := d.Statements()[1].QueryPlan.Node(2)
 	if lookup.EstimateRebinds != MaxMagnitude || math.IsInf(lookup.EstimatedRowsAllExecutions(), 0) {
 		t.Errorf("rebinds %v, rows over all executions %v", lookup.EstimateRebinds, lookup.EstimatedRowsAllExecutions())
+	}
+}
+
+// endless is a prefix followed by an unbounded run of filler bytes; it
+// counts what it hands out.
+type endless struct {
+	prefix string
+	fill   byte
+	read   int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := copy(p, e.prefix)
+	e.prefix = e.prefix[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = e.fill
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestUnterminatedConstructsBounded: an unterminated comment, CDATA
+// section, processing instruction or declaration is refused after a
+// bounded read, not buffered up to the file size limit.
+func TestUnterminatedConstructsBounded(t *testing.T) {
+	root := `<ShowPlanXML xmlns="` + Namespace + `">`
+	for _, c := range []struct{ name, prefix, want string }{
+		{"comment", root + "<!--", "comment longer than 1 MiB"},
+		{"CDATA", root + "<![CDATA[", "CDATA section longer than 1 MiB"},
+		{"processing instruction", root + "<?pi ", "processing instruction longer than 1 MiB"},
+		{"DOCTYPE", `<?xml version="1.0"?><!DOCTYPE ShowPlanXML [`, "DOCTYPE declarations are not allowed"},
+		{"ENTITY", root + "<!ENTITY x '", "unexpected markup declaration <!ENTITY"},
+	} {
+		in := &endless{prefix: c.prefix, fill: 'a'}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Parse(in, Options{})
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if in.read > 4<<20 {
+			t.Errorf("%s: read %d bytes before refusing", c.name, in.read)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+			t.Errorf("%s: allocated %d bytes", c.name, alloc)
+		}
 	}
 }

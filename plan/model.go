@@ -199,6 +199,8 @@ type QueryPlan struct {
 	// Nodes lists every RelOp of Root's tree in pre-order (parents before
 	// children, children in document order).
 	Nodes []*RelOp
+
+	nodeIndex map[int]int // NodeId → first position in Nodes, set by the parser
 }
 
 // MemoryGrantInfo is QueryPlan/MemoryGrantInfo (KB and seconds as in XML).

@@ -99,6 +99,13 @@ func (d *Document) IsActual() bool {
 
 // Node returns the operator with the given NodeId, or nil.
 func (q *QueryPlan) Node(id int) *RelOp {
+	// The parser's index holds positions, so it stays right for a copy of
+	// the plan whose Nodes are copies in the same order.
+	if q.nodeIndex != nil && len(q.nodeIndex) <= len(q.Nodes) {
+		if i, ok := q.nodeIndex[id]; ok && i < len(q.Nodes) && q.Nodes[i].NodeID == id {
+			return q.Nodes[i]
+		}
+	}
 	for _, n := range q.Nodes {
 		if n.NodeID == id {
 			return n

@@ -362,8 +362,23 @@ func (p *parser) queryPlan(se element) (*QueryPlan, error) {
 		}
 		return p.skip()
 	})
+	qp.indexNodes()
 	qp.computeSelfTimes()
 	return qp, err
+}
+
+// indexNodes indexes Nodes by NodeId so that Node is not a scan: rules
+// and renderers look operators up once per finding.
+func (q *QueryPlan) indexNodes() {
+	if len(q.Nodes) == 0 {
+		return
+	}
+	q.nodeIndex = make(map[int]int, len(q.Nodes))
+	for i, n := range q.Nodes {
+		if _, dup := q.nodeIndex[n.NodeID]; !dup {
+			q.nodeIndex[n.NodeID] = i
+		}
+	}
 }
 
 func (p *parser) memoryGrantInfo(se element) *MemoryGrantInfo {

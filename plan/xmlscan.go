@@ -201,6 +201,9 @@ func (s *scanner) fill() error {
 		s.tokStart = 0
 	}
 	if len(s.buf)-s.end < len(s.buf)/2 {
+		if err := s.tokenTooLong(); err != nil {
+			return err
+		}
 		grown := make([]byte, 2*len(s.buf))
 		copy(grown, s.buf[:s.end])
 		s.buf = grown
@@ -209,6 +212,39 @@ func (s *scanner) fill() error {
 		return nil
 	}
 	return s.fill() // s.rerr is set
+}
+
+// Bounds on one token, checked before the buffer grows: an unterminated
+// construct would otherwise be buffered up to the file size limit.
+// Showplans carry no comments, CDATA sections or processing instructions
+// beyond a few bytes, and their largest start tags are tens of KB.
+const (
+	maxMarkupToken = 1 << 20  // <!-- -->, <![CDATA[ ]]>, <? ?>
+	maxToken       = 64 << 20 // a start tag with its attributes, text
+)
+
+// tokenTooLong reports a token at the start of the buffer that has grown
+// past its bound.
+func (s *scanner) tokenTooLong() error {
+	tok := s.buf[s.tokStart:s.end]
+	what, limit := "", maxToken
+	switch {
+	case bytes.HasPrefix(tok, []byte("<!--")):
+		what, limit = "comment", maxMarkupToken
+	case bytes.HasPrefix(tok, []byte("<![CDATA[")):
+		what, limit = "CDATA section", maxMarkupToken
+	case bytes.HasPrefix(tok, []byte("<?")):
+		what, limit = "processing instruction", maxMarkupToken
+	case bytes.HasPrefix(tok, []byte("<")):
+		what = "tag"
+	default:
+		what = "run of text"
+	}
+	if len(tok) < limit {
+		return nil
+	}
+	return &syntaxError{off: s.base + int64(s.tokStart),
+		msg: fmt.Sprintf("malformed XML: a %s longer than %d MiB (is it unterminated?); showplans have none this long", what, limit>>20)}
 }
 
 // read reads at least need bytes into the free end of the buffer unless r
@@ -801,57 +837,25 @@ func (s *scanner) scanBang(b []byte, i int) (tokenKind, error) {
 		}
 		return s.scanCDATA(b, i+len(open))
 	}
-	end, err := s.declarationEnd(b, i)
-	if err != nil {
-		return 0, err
+	// Refused at its start: reading to its end first would buffer an
+	// unterminated declaration whole.
+	const doctype = "DOCTYPE"
+	rest := b[i:min(len(b), i+len(doctype))]
+	if bytes.HasPrefix([]byte(doctype), rest) && len(rest) < len(doctype) && !s.atEOF {
+		return 0, s.short()
 	}
-	// The error is placed after the declaration, where it always was.
-	if bytes.HasPrefix(b[i:end], []byte("DOCTYPE")) {
-		return 0, s.stricter(strictDirective, end+1, "DOCTYPE declarations are not allowed in showplan XML")
+	if bytes.Equal(rest, []byte(doctype)) {
+		return 0, s.stricter(strictDirective, i-2, "DOCTYPE declarations are not allowed in showplan XML")
 	}
-	return 0, s.stricter(strictDirective, end+1,
-		fmt.Sprintf("unexpected markup declaration <!%s>: not allowed in showplan XML", sampleBytes(bytes.TrimSpace(b[i:end]))))
-}
-
-// declarationEnd returns the index of the '>' that ends the markup
-// declaration whose content starts at b[i], found as encoding/xml finds it:
-// quoted text, nested <...> and comments do not end it, and the first byte
-// is content whatever it is.
-func (s *scanner) declarationEnd(b []byte, i int) (int, error) {
-	var quote byte
-	depth := 0
-	for j := i + 1; ; j++ {
-		if j >= len(b) {
-			return 0, s.short()
-		}
-		switch c := b[j]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '>':
-			if depth == 0 {
-				return j, nil
-			}
-			depth--
-		case c == '<':
-			rest := b[j+1 : min(len(b), j+4)]
-			if !bytes.HasPrefix([]byte("!--"), rest) {
-				depth++ // an inner declaration
-				continue
-			}
-			if len(rest) < 3 {
-				return 0, s.short()
-			}
-			k := bytes.Index(b[j+4:], []byte("-->"))
-			if k < 0 {
-				return 0, s.short()
-			}
-			j += 4 + k + 2
-		}
+	name := i
+	for name < len(b) && name-i < 16 && (b[name] >= 'A' && b[name] <= 'Z') {
+		name++
 	}
+	if name == len(b) && !s.atEOF {
+		return 0, s.short()
+	}
+	return 0, s.stricter(strictDirective, i-2,
+		fmt.Sprintf("unexpected markup declaration <!%s: not allowed in showplan XML", b[i:name]))
 }
 
 func (s *scanner) scanComment(b []byte, i int) (tokenKind, error) {

@@ -193,12 +193,10 @@ func SummarizeStatement(s *plan.Statement, kind string) *Statement {
 // StatementOf is the statement a finding is about: the one with its
 // ordinal, or with its batch and StatementId when the finding has none.
 func (f *File) StatementOf(x *Finding) *Statement {
-	for _, s := range f.Statements {
-		if x.Ordinal > 0 && s.Ordinal == x.Ordinal || x.Ordinal == 0 && s.Batch == x.Batch && s.StatementID == x.StatementID {
-			return s
-		}
+	if x.Ordinal > 0 {
+		return indexOf(f).byOrdinal[x.Ordinal]
 	}
-	return nil
+	return statementOf(f, x.Batch, x.StatementID)
 }
 
 // Counts returns the number of findings per severity over all files.

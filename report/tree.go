@@ -102,6 +102,10 @@ func writeTree(ew *errWriter, f *File, st styles, mb bool) bool {
 }
 
 func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch string, st styles, marks func(*plan.RelOp) []string) {
+	writeTreeNode(ew, q, n, &treeIndent{base: indent}, branch, st, marks)
+}
+
+func writeTreeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent *treeIndent, branch string, st styles, marks func(*plan.RelOp) []string) {
 	if n == nil {
 		return
 	}
@@ -156,19 +160,24 @@ func writeNode(ew *errWriter, q *plan.QueryPlan, n *plan.RelOp, indent, branch s
 		b.WriteString("  " + st.bold.Sprint("← "+strings.Join(m, ", ")))
 	}
 	ew.printf("%s\n", b.String())
-	childIndent := indent
+	pushed := true
 	switch branch {
 	case "├─ ":
-		childIndent += "│  "
+		indent.levels = append(indent.levels, "│  ")
 	case "└─ ":
-		childIndent += "   "
+		indent.levels = append(indent.levels, "   ")
+	default:
+		pushed = false
 	}
 	for i, c := range n.Children {
 		br := "├─ "
 		if i == len(n.Children)-1 {
 			br = "└─ "
 		}
-		writeNode(ew, q, c, childIndent, br, st, marks)
+		writeTreeNode(ew, q, c, indent, br, st, marks)
+	}
+	if pushed {
+		indent.levels = indent.levels[:len(indent.levels)-1]
 	}
 }
 

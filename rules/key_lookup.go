@@ -56,11 +56,17 @@ var KeyLookup = &Rule{
 
 func runKeyLookup(p *Pass) {
 	for _, q := range p.Plans() {
+		var sorts []*plan.RelOp // listed once: a plan may hold thousands of lookups
+		for _, n := range q.Nodes {
+			if n.Sort != nil {
+				sorts = append(sorts, n)
+			}
+		}
 		for _, n := range q.Nodes {
 			if !n.IsLookup() || strings.EqualFold(n.Access.Object().Schema, "sys") {
 				continue // system tables: nobody can add an index to them
 			}
-			reportLookup(p, q, n)
+			reportLookup(p, q, n, sorts)
 		}
 	}
 }
@@ -88,7 +94,7 @@ func lookupShare(q *plan.QueryPlan, n *plan.RelOp) (share float64, kind string, 
 	return scaled / total, "estimated cost scaled to actual executions", total
 }
 
-func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
+func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp, sorts []*plan.RelOp) {
 	kind := "Key Lookup"
 	if n.PhysicalOp == "RID Lookup" || strings.EqualFold(n.Access.Object().IndexKind, "Heap") {
 		kind = "RID Lookup"
@@ -177,8 +183,8 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	if q.Label != "" {
 		ev["cursor_operation"] = q.Label
 	}
-	for _, s := range q.Nodes {
-		if outer == nil || s.Sort == nil || singleTableSource(s) != outer {
+	for _, s := range sorts {
+		if outer == nil || singleTableSource(s) != outer {
 			continue
 		}
 		sortEv := map[string]any{}

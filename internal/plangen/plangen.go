@@ -85,27 +85,22 @@ func NestedLoops(depth int) string {
 	return b.String()
 }
 
-// KeyLookups is a document with one statement holding n Nested Loops, each
-// joining an Index Seek to a Key Lookup, chained as outer inputs.
+// KeyLookups is a document with one statement whose root Concatenation
+// has n inputs, each a Nested Loops join of an Index Seek and a Key Lookup.
 func KeyLookups(n int) string {
 	var b strings.Builder
 	b.WriteString(Head)
 	b.WriteString(`<StmtSimple StatementText="SELECT *" StatementId="1" StatementType="SELECT" StatementSubTreeCost="100"><QueryPlan>`)
-	id := 0
+	b.WriteString(`<RelOp NodeId="0" PhysicalOp="Concatenation" LogicalOp="Concatenation" EstimateRows="1000" EstimateIO="0"` +
+		` EstimateCPU="0.004" AvgRowSize="9" EstimatedTotalSubtreeCost="100" Parallel="0" EstimateRebinds="0"` +
+		` EstimateRewinds="0"><OutputList/><Concat>`)
+	id := 1
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, `<RelOp NodeId="%d" PhysicalOp="Nested Loops" LogicalOp="Inner Join" EstimateRows="1000"`+
-			` EstimateIO="0" EstimateCPU="0.004" AvgRowSize="9" EstimatedTotalSubtreeCost="50" Parallel="0"`+
-			` EstimateRebinds="0" EstimateRewinds="0"><OutputList/><NestedLoops Optimized="0">`, id)
-		id++
+		b.WriteString(RelOp(id, "Nested Loops", "Inner Join", ` EstimateRows="1000"`, `<NestedLoops Optimized="0">`+
+			Seek(id+1)+KeyLookup(id+2, ` EstimateRebinds="999"`)+`</NestedLoops>`))
+		id += 3
 	}
-	b.WriteString(Seek(id))
-	id++
-	for i := 0; i < n; i++ {
-		b.WriteString(KeyLookup(id, ` EstimateRebinds="999"`))
-		id++
-		b.WriteString(`</NestedLoops></RelOp>`)
-	}
-	b.WriteString(`</QueryPlan></StmtSimple>`)
+	b.WriteString(`</Concat></RelOp></QueryPlan></StmtSimple>`)
 	b.WriteString(Tail)
 	return b.String()
 }
