@@ -61,7 +61,7 @@ type invocation struct {
 	redact    bool
 	colored   bool
 	workDir   string
-	baseDir   string // what shared outputs and baselines make paths relative to
+	baseDir   string            // what shared outputs and baselines make paths relative to
 	extra     map[string]string // format → path from --output
 	minShown  rules.Severity    // --min-severity
 }
