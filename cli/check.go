@@ -17,7 +17,7 @@ import (
 type checkFlags struct {
 	out         outputFlags
 	schemas     []string
-	maxFileSize int64
+	maxFileSize byteSize
 	maxDepth    int
 	jobs        int
 	include     []string
@@ -39,7 +39,8 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 	}
 	f.out.register(cmd)
 	cmd.Flags().StringArrayVar(&f.schemas, "schema", nil, "catalog facts: a CREATE TABLE/INDEX script or an 'explain --save' JSON file (repeatable)")
-	cmd.Flags().Int64Var(&f.maxFileSize, "max-file-size", plan.DefaultMaxBytes, "refuse plans larger than this many bytes")
+	f.maxFileSize = byteSize(plan.DefaultMaxBytes)
+	cmd.Flags().Var(&f.maxFileSize, "max-file-size", "refuse plans larger than this size (bytes, or with a unit: 500KB, 10MiB, 1GiB)")
 	cmd.Flags().IntVar(&f.maxDepth, "max-depth", plan.DefaultMaxDepth, "refuse plans nested deeper than this many XML elements")
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "files analysed in parallel (default: number of CPUs)")
 	cmd.Flags().StringArrayVar(&f.include, "include", nil, "file names read from a directory argument (repeatable; default *.sqlplan and *.xml)")
@@ -51,6 +52,9 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	if err != nil {
 		return err
 	}
+	if f.jobs < 0 {
+		return usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
+	}
 	cat, err := loadSchemas(f.schemas)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
@@ -58,7 +62,7 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	a := &analyzer{
 		catalog:   cat,
 		config:    r.rulesConfig(),
-		limits:    plan.Options{MaxBytes: f.maxFileSize, MaxDepth: f.maxDepth},
+		limits:    plan.Options{MaxBytes: int64(f.maxFileSize), MaxDepth: f.maxDepth},
 		keepPlans: r.needsPlans(),
 	}
 	paths, failed := expandArgs(env, args, f.include)
