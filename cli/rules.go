@@ -33,7 +33,10 @@ func newRulesCmd(env *Env, g *globalFlags) *cobra.Command {
 				fmt.Fprintln(tw, "CODE\tNAME\tSEVERITY\tNEEDS\tSUMMARY")
 				for _, r := range rules.All() {
 					needs := "plan"
-					if r.Catalog {
+					switch {
+					case r.Run == nil: // reported by explain about .sql suppressions
+						needs = "explain"
+					case r.Catalog:
 						needs = "plan+catalog"
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Code, r.Name, r.Severity, needs, r.Summary)
