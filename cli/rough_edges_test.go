@@ -29,6 +29,7 @@ func TestCommandLineRoughEdges(t *testing.T) {
 		{name: "--max-file-size too small", args: []string{"check", "--max-file-size", "1KiB", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "param.sqlplan"},
 		{name: "--max-file-size nonsense", args: []string{"check", "--max-file-size", "lots", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "want a positive size"},
 		{name: "--output FORMAT=-", args: []string{"check", "--output", "json=-", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "standard output takes --format json"},
+		{name: "compare names a missing file once", args: []string{"compare", "nope.sqlplan", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "planlint: nope.sqlplan: no such file\n"},
 		{name: "check file.sql points to explain", args: []string{"check", "fixtures/queue/literal.sql"}, code: ExitError, err: "'planlint explain fixtures/queue/literal.sql' captures its plans"},
 	}
 	for _, tt := range tests {
