@@ -168,13 +168,6 @@ func actualText(a *compare.ActualDiff) string {
 	}, ", ")
 }
 
-func sideCount(node *int, v float64) string {
-	if node == nil {
-		return "-"
-	}
-	return FormatCount(v)
-}
-
 // optRows and optShare print a side's figure, "-" where the operator is
 // absent.
 func optRows(v *float64) string {
