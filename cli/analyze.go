@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/planlint/planlint/catalog"
@@ -25,6 +27,9 @@ type analyzer struct {
 // errorFile records an input that could not be analysed.
 func errorFile(path string, err error) *report.File {
 	msg := err.Error()
+	if strings.EqualFold(filepath.Ext(path), ".sql") && strings.Contains(msg, "not XML") {
+		msg += " (a .sql file is T-SQL: 'planlint explain " + path + "' captures its plans from a server)"
+	}
 	return &report.File{Path: path, Error: &msg}
 }
 

@@ -165,7 +165,7 @@ func TestTriageRefusesBeforeConnecting(t *testing.T) {
 	}{
 		{[]string{"cache", "--top", "0"}, "--top 0: want 1 to 10000"},
 		{[]string{"cache", "--order-by", "io"}, `--order-by "io": want one of cpu, duration, reads, executions, grant`},
-		{[]string{"cache", "--max-file-size", "0"}, "--max-file-size and --max-depth must be positive"},
+		{[]string{"cache", "--max-file-size", "0"}, "--max-file-size\" flag: want a positive size"},
 		{[]string{"cache", "--format", "yaml"}, "--format must be one of"},
 		{[]string{"cache", "extra.sqlplan"}, "unknown command"},
 		{[]string{"querystore", "--since", "yesterday"}, `--since "yesterday": want a duration such as 24h, 90m or 7d`},

@@ -18,20 +18,21 @@ import (
 type checkFlags struct {
 	out         outputFlags
 	schemas     []string
-	maxFileSize int64
+	maxFileSize byteSize
 	maxDepth    int
 	jobs        int
+	include     []string
 }
 
 func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 	f := &checkFlags{}
 	cmd := &cobra.Command{
-		Use:   "check [flags] PLAN...",
+		Use:   "check [flags] PLAN|DIR|GLOB...",
 		Short: "Analyse saved showplan files (.sqlplan, plan-cache or Query Store exports; - for stdin)",
 		Long: "check analyses saved showplan XML files: SSMS .sqlplan files (UTF-8 or UTF-16), plans exported from the\n" +
 			"plan cache or Query Store, or - for standard input. With --schema it also reads catalog facts (CREATE TABLE /\n" +
 			"CREATE INDEX scripts, or the JSON that 'explain --save' writes) for the filtered-index rules.",
-		Example: "  planlint check slow.sqlplan\n  planlint check --schema schema.sql --format json plans/*.sqlplan\n  planlint check - < plan.xml",
+		Example: "  planlint check slow.sqlplan\n  planlint check --schema schema.sql --format json plans/*.sqlplan\n  planlint check plans/          # every .sqlplan and .xml below plans\n  planlint check 'plans/**/*.sqlplan'\n  planlint check - < plan.xml",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd, env, g, f, args)
@@ -39,9 +40,11 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 	}
 	f.out.register(cmd)
 	cmd.Flags().StringArrayVar(&f.schemas, "schema", nil, "catalog facts: a CREATE TABLE/INDEX script or an 'explain --save' JSON file (repeatable)")
-	cmd.Flags().Int64Var(&f.maxFileSize, "max-file-size", plan.DefaultMaxBytes, "refuse plans larger than this many bytes")
+	f.maxFileSize = byteSize(plan.DefaultMaxBytes)
+	cmd.Flags().Var(&f.maxFileSize, "max-file-size", "refuse plans larger than this size (bytes, or with a unit: 500KB, 10MiB, 1GiB)")
 	cmd.Flags().IntVar(&f.maxDepth, "max-depth", plan.DefaultMaxDepth, "refuse plans nested deeper than this many XML elements")
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "files analysed in parallel (default: number of CPUs)")
+	cmd.Flags().StringArrayVar(&f.include, "include", nil, "file names read from a directory argument (repeatable; default *.sqlplan and *.xml)")
 	return cmd
 }
 
@@ -53,6 +56,9 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	if err != nil {
 		return err
 	}
+	if f.jobs < 0 {
+		return usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
+	}
 	cat, err := loadSchemas(f.schemas)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
@@ -60,12 +66,18 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	a := &analyzer{
 		catalog:   cat,
 		config:    r.rulesConfig(),
-		limits:    plan.Options{MaxBytes: f.maxFileSize, MaxDepth: f.maxDepth},
+		limits:    plan.Options{MaxBytes: int64(f.maxFileSize), MaxDepth: f.maxDepth},
 		keepPlans: r.needsPlans(),
 	}
-	inputs, err := checkInputs(env, r.excluded(args))
+	paths, failed := expandArgs(env, args, f.include)
+	inputs, err := checkInputs(env, r.excluded(paths))
 	if err != nil {
 		return err
+	}
+	for i, in := range inputs {
+		if err := failed[in.path]; err != nil {
+			inputs[i] = failedInput(in.path, err)
+		}
 	}
 	files, err := a.analyzeAll(inputs, f.jobs)
 	if err != nil {

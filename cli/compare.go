@@ -61,6 +61,11 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 	}
 	sides := make([]compare.Side, 2)
 	for i, path := range []string{pathA, pathB} {
+		in, err := openFile(path) // its errors say it once: "no such file"
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", path, err)}
+		}
+		in.Close()
 		doc, err := plan.ParseFile(path, plan.Options{})
 		if err != nil {
 			return &exitError{code: ExitError, err: err}

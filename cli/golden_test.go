@@ -120,7 +120,7 @@ func TestBadInputs(t *testing.T) {
 	if err != nil || len(bad) == 0 {
 		t.Fatalf("no bad fixtures: %v", err)
 	}
-	args := append([]string{"check", "--color", "never", "fixtures/queue/status-index.sqlplan", "fixtures", "no-such-file.sqlplan"}, bad...)
+	args := append([]string{"check", "--color", "never", "fixtures/queue/status-index.sqlplan", "docs", "no-such-file.sqlplan"}, bad...)
 	out, errOut, code := run(t, "", args...)
 	if code != ExitError {
 		t.Errorf("exit %d, want %d", code, ExitError)

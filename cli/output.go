@@ -34,6 +34,7 @@ type outputFlags struct {
 	category      string
 	minSeverity   string
 	sort          string
+	root          string
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
@@ -45,8 +46,13 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (sarif, github, markdown, html)")
 	fl.StringVar(&o.baseline, "baseline", "", "hide findings recorded in this baseline file; fail only on new ones")
 	fl.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline file and exit 0")
+	completeValues(cmd, "format", reportFormats...)
+	completeValues(cmd, "fail-on", "error", "warning", "info", "none")
+	completeValues(cmd, "min-severity", "info", "warning", "error")
+	completeValues(cmd, "sort", "impact", "location")
 	fl.StringVar(&o.category, "sarif-category", "", "SARIF automationDetails.id, distinct per SARIF file uploaded for one commit")
 	fl.StringVar(&o.minSeverity, "min-severity", "warning", "show findings at or above this severity in text, markdown, html and github output: info, warning or error (json and sarif keep all; summaries count all)")
+	fl.StringVar(&o.root, "root", "", "directory that file paths in sarif, github, markdown, html and dot output and in baselines are relative to (default: the git repository root, else the working directory)")
 	fl.StringVar(&o.sort, "sort", "impact", "order of each file's findings in text output: impact (worst first) or location")
 }
 
@@ -59,6 +65,7 @@ type invocation struct {
 	redact    bool
 	colored   bool
 	workDir   string
+	baseDir   string            // what shared outputs and baselines make paths relative to
 	extra     map[string]string // format → path from --output
 	minShown  rules.Severity    // --min-severity
 }
@@ -86,6 +93,9 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 		if !ok || path == "" || !slices.Contains(reportFormats, f) {
 			return nil, usageError("--output %q: want FORMAT=PATH with FORMAT one of %s", o, strings.Join(reportFormats, ", "))
 		}
+		if path == "-" {
+			return nil, usageError("--output %s=-: standard output takes --format %s", f, f)
+		}
 		r.extra[f] = path
 	}
 	min, err := rules.ParseSeverity(out.minSeverity)
@@ -104,6 +114,10 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 		return nil, &exitError{code: ExitError, err: err}
 	}
 	r.workDir = wd
+	r.baseDir = repoRoot(wd)
+	if out.root != "" {
+		r.baseDir = absPath(wd, out.root)
+	}
 	r.cfg, r.threshold, r.redact, err = loadConfig(cmd, env, g, wd, out.failOn, out.noRedact)
 	if err != nil {
 		return nil, err
@@ -225,20 +239,20 @@ func (r *invocation) render(w io.Writer, format string, rep *report.Report, toFi
 	case "json":
 		return report.JSON(w, rep)
 	case "sarif":
-		return report.SARIF(w, rep, report.SARIFOptions{BaseDir: r.workDir, Category: r.out.category, NoRedact: noRedact})
+		return report.SARIF(w, rep, report.SARIFOptions{BaseDir: r.baseDir, Category: r.out.category, NoRedact: noRedact})
 	case "github":
 		full := "the job summary"
 		if p := r.extra["sarif"]; p != "" {
 			full = p
 		}
-		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.workDir, SummaryPath: r.env.Getenv("GITHUB_STEP_SUMMARY"),
+		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.baseDir, SummaryPath: r.env.Getenv("GITHUB_STEP_SUMMARY"),
 			FullReport: full, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "markdown":
-		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.workDir, NoRedact: noRedact, MinSeverity: r.minShown})
+		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.baseDir, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "html":
-		return report.HTML(w, rep, report.HTMLOptions{BaseDir: r.workDir, NoRedact: noRedact, MinSeverity: r.minShown})
+		return report.HTML(w, rep, report.HTMLOptions{BaseDir: r.baseDir, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "dot":
-		return report.DOT(w, rep, report.DOTOptions{BaseDir: r.workDir})
+		return report.DOT(w, rep, report.DOTOptions{BaseDir: r.baseDir})
 	}
 	return report.Text(w, rep, report.TextOptions{Color: r.colored && !toFile, Tree: r.out.tree,
 		MinSeverity: r.minShown, ByLocation: r.out.sort == "location"})
@@ -254,7 +268,7 @@ func (r *invocation) baselineItems(rep *report.Report) []baseline.Item {
 			if x.Location != nil {
 				path = x.Location.Path
 			}
-			if rel, err := filepath.Rel(r.workDir, absPath(r.workDir, path)); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel, err := filepath.Rel(r.baseDir, absPath(r.workDir, path)); err == nil && !strings.HasPrefix(rel, "..") {
 				path = rel
 			}
 			items = append(items, baseline.Item{Key: baseline.Key{
@@ -315,6 +329,9 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 	}
 	if known > 0 {
 		fmt.Fprintf(r.env.Stderr, "planlint: %d finding(s) hidden by the baseline %s\n", known, r.out.baseline)
+	} else if len(b.Entries()) > 0 && len(r.baselineItems(rep)) > 0 {
+		fmt.Fprintf(r.env.Stderr, "planlint: the baseline %s matched none of the %d finding(s); its paths are relative to %s (set --root to change)\n",
+			r.out.baseline, len(r.baselineItems(rep)), r.baseDir)
 	}
 	analysed := map[string]bool{}
 	for _, it := range r.baselineItems(rep) {
@@ -322,7 +339,7 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 	}
 	fixed := 0
 	for _, e := range b.Unmatched() {
-		if analysed[e.File] || fileAnalysed(rep, e.File, r.workDir) {
+		if analysed[e.File] || fileAnalysed(rep, e.File, r.workDir, r.baseDir) {
 			fixed += e.Count
 		}
 	}
@@ -332,12 +349,27 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 	return nil
 }
 
-func fileAnalysed(rep *report.Report, file, wd string) bool {
+func fileAnalysed(rep *report.Report, file, wd, base string) bool {
 	for _, f := range rep.Files {
-		rel, err := filepath.Rel(wd, absPath(wd, f.Path))
+		rel, err := filepath.Rel(base, absPath(wd, f.Path))
 		if err == nil && filepath.ToSlash(rel) == file || filepath.ToSlash(f.Path) == file {
 			return true
 		}
 	}
 	return false
+}
+
+// repoRoot is the root of the git repository holding dir (where .git is,
+// a directory or, in worktrees and submodules, a file), else dir.
+func repoRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
 }

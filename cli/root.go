@@ -130,6 +130,9 @@ func newRoot(env *Env) *cobra.Command {
 	})
 	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env),
 		newCacheCmd(env, g), newQuerystoreCmd(env, g), newDoctorCmd(env))
+	root.SetVersionTemplate("planlint {{.Version}}\n") // as 'planlint version' prints it
+	completeValues(root, "color", "auto", "always", "never")
+	fixCompletionCmd(root)
 	return root
 }
 

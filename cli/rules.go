@@ -24,12 +24,19 @@ func newRulesCmd(env *Env, g *globalFlags) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
+			if len(args) == 0 && markdown {
+				_, err := fmt.Fprint(out, rules.Index())
+				return err
+			}
 			if len(args) == 0 {
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "CODE\tNAME\tSEVERITY\tNEEDS\tSUMMARY")
 				for _, r := range rules.All() {
 					needs := "plan"
-					if r.Catalog {
+					switch {
+					case r.Run == nil: // reported by explain about .sql suppressions
+						needs = "explain"
+					case r.Catalog:
 						needs = "plan+catalog"
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Code, r.Name, r.Severity, needs, r.Summary)
@@ -48,6 +55,6 @@ func newRulesCmd(env *Env, g *globalFlags) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the rule's documentation page as Markdown")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the rule's documentation page (or, without RULE, the rules table) as Markdown")
 	return cmd
 }

@@ -34,7 +34,7 @@ type triageFlags struct {
 	top         int
 	orderBy     string
 	like        string
-	maxFileSize int64
+	maxFileSize byteSize
 	maxDepth    int
 }
 
@@ -45,13 +45,14 @@ func (f *triageFlags) register(cmd *cobra.Command, orderHelp string) {
 	fl.IntVar(&f.top, "top", 20, fmt.Sprintf("how many statements to pull (1 to %d)", capture.MaxTop))
 	fl.StringVar(&f.orderBy, "order-by", "cpu", orderHelp)
 	fl.StringVar(&f.like, "like", "", "keep statements whose text matches this T-SQL LIKE pattern (wrapped in % unless it starts or ends with %)")
-	fl.Int64Var(&f.maxFileSize, "max-file-size", plan.DefaultMaxBytes, "report plans larger than this many bytes without reading them")
+	f.maxFileSize = byteSize(plan.DefaultMaxBytes)
+	fl.Var(&f.maxFileSize, "max-file-size", "report plans larger than this size without reading them (bytes, or 500KB, 10MiB, 1GiB)")
 	fl.IntVar(&f.maxDepth, "max-depth", plan.DefaultMaxDepth, "report plans nested deeper than this many XML elements without analysing them")
 }
 
 // limits are the plan size limits of the run.
 func (f *triageFlags) limits() plan.Options {
-	return plan.Options{MaxBytes: f.maxFileSize, MaxDepth: f.maxDepth}
+	return plan.Options{MaxBytes: int64(f.maxFileSize), MaxDepth: f.maxDepth}
 }
 
 // validate checks the flags that need no connection.

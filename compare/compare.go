@@ -99,16 +99,26 @@ type OperatorDiff struct {
 	Object   string `json:"object,omitempty"`
 	NodeA    *int   `json:"node_a"`
 	NodeB    *int   `json:"node_b"`
-	// EstimatedRows are for all executions.
-	EstimatedRows Delta `json:"estimated_rows"`
+	// EstimatedRows are for all executions; a side without the operator
+	// is null.
+	EstimatedRows SideDelta `json:"estimated_rows"`
 	// ActualRowsA and ActualRowsB are set on sides with runtime counters.
 	ActualRowsA *int64 `json:"actual_rows_a,omitempty"`
 	ActualRowsB *int64 `json:"actual_rows_b,omitempty"`
 	// LogicalReads are the operator's actual logical reads, when known.
-	LogicalReadsA *int64 `json:"logical_reads_a,omitempty"`
-	LogicalReadsB *int64 `json:"logical_reads_b,omitempty"`
-	CostShare     Delta  `json:"cost_share"`
+	LogicalReadsA *int64    `json:"logical_reads_a,omitempty"`
+	LogicalReadsB *int64    `json:"logical_reads_b,omitempty"`
+	CostShare     SideDelta `json:"cost_share"`
 }
+
+// SideDelta is a figure of an operator on each side that has it (nil on
+// the side without the operator).
+type SideDelta struct {
+	A *float64 `json:"a"`
+	B *float64 `json:"b"`
+}
+
+func floatp(v float64) *float64 { return &v }
 
 // FindingsDiff lists findings B gained and lost.
 type FindingsDiff struct {
@@ -325,10 +335,11 @@ func accessChanges(qa, qb *plan.QueryPlan) []Change {
 			if o.Table == "" {
 				continue
 			}
-			t := strings.ToLower(o.TableName(false))
-			if _, ok := m[t]; !ok {
+			t := o.TableName(false) // shown as the plan writes it, matched without case
+			if _, ok := m[strings.ToLower(t)]; !ok {
 				order = append(order, t)
 			}
+			t = strings.ToLower(t)
 			m[t] = append(m[t], accessName(n))
 		}
 		return m, order
@@ -336,18 +347,19 @@ func accessChanges(qa, qb *plan.QueryPlan) []Change {
 	ma, orderA := paths(qa)
 	mb, orderB := paths(qb)
 	var out []Change
-	for _, t := range orderA {
+	for _, name := range orderA {
+		t := strings.ToLower(name)
 		a, b := strings.Join(ma[t], " + "), strings.Join(mb[t], " + ")
 		switch {
 		case len(mb[t]) == 0:
-			out = append(out, Change{"access-path", fmt.Sprintf("%s is no longer read (was %s)", t, a)})
+			out = append(out, Change{"access-path", fmt.Sprintf("%s is no longer read (was %s)", name, a)})
 		case a != b:
-			out = append(out, Change{"access-path", fmt.Sprintf("%s: %s → %s", t, a, b)})
+			out = append(out, Change{"access-path", fmt.Sprintf("%s: %s → %s", name, a, b)})
 		}
 	}
-	for _, t := range orderB {
-		if len(ma[t]) == 0 {
-			out = append(out, Change{"access-path", fmt.Sprintf("%s is now read with %s", t, strings.Join(mb[t], " + "))})
+	for _, name := range orderB {
+		if t := strings.ToLower(name); len(ma[t]) == 0 {
+			out = append(out, Change{"access-path", fmt.Sprintf("%s is now read with %s", name, strings.Join(mb[t], " + "))})
 		}
 	}
 	return out
@@ -470,12 +482,12 @@ func pairOperators(qa, qb *plan.QueryPlan) []OperatorDiff {
 			}
 		}
 		d := OperatorDiff{Operator: n.DisplayName(), Object: objectText(n), NodeA: intp(n.NodeID),
-			EstimatedRows: Delta{A: n.EstimatedRowsAllExecutions()}, CostShare: Delta{A: share(qa, n)}}
+			EstimatedRows: SideDelta{A: floatp(n.EstimatedRowsAllExecutions())}, CostShare: SideDelta{A: floatp(share(qa, n))}}
 		if m != nil {
 			usedB[m] = true
 			d.NodeB = intp(m.NodeID)
-			d.EstimatedRows.B = m.EstimatedRowsAllExecutions()
-			d.CostShare.B = share(qb, m)
+			d.EstimatedRows.B = floatp(m.EstimatedRowsAllExecutions())
+			d.CostShare.B = floatp(share(qb, m))
 		}
 		d.ActualRowsA, d.LogicalReadsA = counters(n)
 		d.ActualRowsB, d.LogicalReadsB = counters(m)
@@ -486,7 +498,7 @@ func pairOperators(qa, qb *plan.QueryPlan) []OperatorDiff {
 			continue
 		}
 		d := OperatorDiff{Operator: c.DisplayName(), Object: objectText(c), NodeB: intp(c.NodeID),
-			EstimatedRows: Delta{B: c.EstimatedRowsAllExecutions()}, CostShare: Delta{B: share(qb, c)}}
+			EstimatedRows: SideDelta{B: floatp(c.EstimatedRowsAllExecutions())}, CostShare: SideDelta{B: floatp(share(qb, c))}}
 		d.ActualRowsB, d.LogicalReadsB = counters(c)
 		out = append(out, d)
 	}

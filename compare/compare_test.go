@@ -53,7 +53,7 @@ func TestQueueFixturePairs(t *testing.T) {
 		{
 			a: "literal.sqlplan", b: "param.sqlplan",
 			want: map[string]string{
-				"access-path": "dbo.work: Index Scan IX_Work_Pending → Clustered Index Scan PK_Work",
+				"access-path": "dbo.Work: Index Scan IX_Work_Pending → Clustered Index Scan PK_Work",
 				"sort-added":  "Sort (TopN Sort): 0 → 1",
 			},
 			absent:     []string{"sort-removed", "join-type"},
@@ -262,7 +262,7 @@ func TestSettingAndAccessChanges(t *testing.T) {
 	if s := strings.Join(got["set-option"], "\n"); !strings.Contains(s, "ARITHABORT OFF → ON") || !strings.Contains(s, "plan-cache entry") {
 		t.Errorf("set-option change %q", s)
 	}
-	want := []string{"dbo.work is no longer read (was Table Scan)", "dbo.archive is now read with Table Scan"}
+	want := []string{"dbo.Work is no longer read (was Table Scan)", "dbo.Archive is now read with Table Scan"}
 	if g := got["access-path"]; strings.Join(g, "\n") != strings.Join(want, "\n") {
 		t.Errorf("access-path changes %q, want %q", g, want)
 	}

@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/planlint/planlint/internal/sharedtest"
@@ -37,5 +39,31 @@ func TestFindingsKeyedByOrdinal(t *testing.T) {
 	same := Documents(Side{Name: "a", Document: doc, Findings: on(ords[0])}, Side{Name: "b", Document: doc, Findings: on(ords[0])})
 	if same.Findings.Kept != 1 {
 		t.Errorf("the same finding on the same statement: kept %d, want 1", same.Findings.Kept)
+	}
+}
+
+// TestAbsentOperatorIsNull: an operator only one plan has carries no
+// figures for the other side (JSON null, not 0).
+func TestAbsentOperatorIsNull(t *testing.T) {
+	r := Documents(fixture(t, "literal.sqlplan"), fixture(t, "param.sqlplan"))
+	if len(r.Statements) == 0 {
+		t.Fatal("no statement pair")
+	}
+	onlyA := 0
+	for _, o := range r.Statements[0].Operators {
+		if o.NodeB != nil {
+			continue
+		}
+		onlyA++
+		if o.CostShare.B != nil || o.EstimatedRows.B != nil || o.CostShare.A == nil {
+			t.Errorf("%s only in A: cost share %v → %v, rows → %v", o.Operator, o.CostShare.A, o.CostShare.B, o.EstimatedRows.B)
+		}
+		b, err := json.Marshal(o.CostShare)
+		if err != nil || !strings.HasSuffix(string(b), `"b":null}`) {
+			t.Errorf("JSON %s, want b null", b)
+		}
+	}
+	if onlyA == 0 {
+		t.Fatal("literal.sqlplan has no operator that param.sqlplan lacks (Top, Index Scan)")
 	}
 }

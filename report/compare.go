@@ -116,9 +116,9 @@ func CompareText(w io.Writer, r *compare.Result, opt TextOptions) error {
 		}
 		fmt.Fprintln(tw, head)
 		for _, o := range s.Operators {
-			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s → %s\t%s → %s\t%d%% → %d%%", optNode(o.NodeA), optNode(o.NodeB), o.Operator, o.Object,
-				sideCount(o.NodeA, o.EstimatedRows.A), sideCount(o.NodeB, o.EstimatedRows.B), optCount(o.ActualRowsA), optCount(o.ActualRowsB),
-				int(math.Round(o.CostShare.A*100)), int(math.Round(o.CostShare.B*100)))
+			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s → %s\t%s → %s\t%s → %s", optNode(o.NodeA), optNode(o.NodeB), o.Operator, o.Object,
+				optRows(o.EstimatedRows.A), optRows(o.EstimatedRows.B), optCount(o.ActualRowsA), optCount(o.ActualRowsB),
+				optShare(o.CostShare.A), optShare(o.CostShare.B))
 			if s.Actual != nil {
 				fmt.Fprintf(tw, "\t%s → %s", optCount(o.LogicalReadsA), optCount(o.LogicalReadsB))
 			}
@@ -168,9 +168,18 @@ func actualText(a *compare.ActualDiff) string {
 	}, ", ")
 }
 
-func sideCount(node *int, v float64) string {
-	if node == nil {
+// optRows and optShare print a side's figure, "-" where the operator is
+// absent.
+func optRows(v *float64) string {
+	if v == nil {
 		return "-"
 	}
-	return FormatCount(v)
+	return FormatCount(*v)
+}
+
+func optShare(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.Itoa(int(math.Round(*v*100))) + "%"
 }

@@ -728,7 +728,7 @@ func warningsText(w *plan.Warnings) string {
 		out = append(out, "Spatial guess")
 	}
 	for _, s := range w.SpillToTempDb {
-		out = append(out, fmt.Sprintf("Spill to tempdb, level %d (%d threads)", s.Level, s.SpilledThreadCount))
+		out = append(out, fmt.Sprintf("Spill to tempdb, level %d (%d %s)", s.Level, s.SpilledThreadCount, plural(s.SpilledThreadCount, "thread")))
 	}
 	for _, s := range w.SortSpills {
 		out = append(out, fmt.Sprintf("Sort spill: %s pages written", FormatCount(s.WritesToTempDb)))
