@@ -12,6 +12,7 @@ import (
 	mssql "github.com/microsoft/go-mssqldb"
 	"github.com/microsoft/go-mssqldb/azuread"
 
+	"github.com/planlint/planlint/capture/trace"
 	"github.com/planlint/planlint/catalog"
 )
 
@@ -25,6 +26,9 @@ type SessionOptions struct {
 	// through a context deadline, so the connection stays usable for the
 	// cleanup that follows (SHOWPLAN_XML OFF, ROLLBACK).
 	QueryTimeout time.Duration
+	// Trace, when set, records every request and the shape of its
+	// response (see package trace).
+	Trace *trace.Recorder
 }
 
 // ServerInfo is what the session learnt about the server and the current
@@ -88,6 +92,9 @@ func Open(ctx context.Context, o Options, so SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, &Error{Kind: ErrStatement, Step: "connection options",
 			Message: c.scrub.scrub("connection string " + c.Redacted + ": " + err.Error()), Err: err}
+	}
+	if so.Trace != nil {
+		connector = tracingConnector{Connector: connector, rec: so.Trace}
 	}
 	db := sql.OpenDB(connector)
 	timeout := o.ConnectTimeout

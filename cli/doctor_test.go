@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/planlint/planlint/capture"
 	"github.com/planlint/planlint/capture/capturetest"
 	"github.com/planlint/planlint/capture/tdstest"
+	"github.com/planlint/planlint/capture/trace"
 )
 
 // doctorStatuses are the checks of a server on which everything works, as
@@ -114,4 +118,55 @@ func TestDoctorTextAndLoginFailure(t *testing.T) {
 	if code != ExitFindings || !strings.Contains(out, "login  ") || !strings.Contains(out, "fail") || !strings.Contains(out, "will not work") {
 		t.Fatalf("rejected login: exit %d:\n%s", code, out)
 	}
+}
+
+// TestDoctorTraceReplays: the trace of doctor against a server that behaves
+// like SQL Server becomes a test-server scenario that reproduces doctor's
+// table, so a user's trace can be turned into a regression test.
+func TestDoctorTraceReplays(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.json")
+	srv := capturetest.Start(t, capturetest.Config{Denied: []string{"VIEW DATABASE STATE"}})
+	want, _, code := runWith(t, dsnVars(srv), "", "doctor", "--trace", path, "--trace-data")
+	if code != ExitOK {
+		t.Fatalf("doctor: exit %d\n%s", code, want)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "password") || strings.Contains(string(raw), srv.Addr()) {
+		t.Errorf("the trace holds a password or the server address:\n%s", raw)
+	}
+	tr, err := trace.Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, q := range tr.Requests {
+		kinds[q.Kind]++
+		if q.Error != nil && q.Error.Number == 0 {
+			t.Errorf("request %d: error without a number: %+v", q.Seq, q.Error)
+		}
+	}
+	if tr.Command != "doctor" || !tr.Data || kinds["batch"] < 10 || kinds["rpc"] != 2 {
+		t.Fatalf("trace: command %q, data %v, kinds %v", tr.Command, tr.Data, kinds)
+	}
+
+	replay := tdstest.Start(t, tdstest.Config{Handler: capturetest.Replay(tr), Database: "WorkDb", PlanForRPC: true})
+	got, errOut, code := runWith(t, dsnVars(replay), "", "doctor")
+	if code != ExitOK {
+		t.Fatalf("replayed doctor: exit %d, stderr %s\n%s\nprotocol errors %v\n%s", code, errOut, got, replay.ProtocolErrors(), describeAll(replay))
+	}
+	if got != want {
+		t.Errorf("replayed table differs:\n--- real server\n%s\n--- replay\n%s", want, got)
+	}
+}
+
+func describeAll(s *tdstest.Server) string {
+	var b strings.Builder
+	for _, r := range s.Requests() {
+		b.WriteString(r.Describe() + "\n")
+	}
+	return b.String()
 }

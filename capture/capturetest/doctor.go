@@ -38,19 +38,13 @@ func doctorResponse(cfg Config, s tdstest.Session, r *tdstest.Request) *tdstest.
 			Row(has("SHOWPLAN"), has("VIEW SERVER STATE"), has("VIEW DATABASE STATE"), s.User, "dbo")
 		return tdstest.NewResponse().Result(rs)
 	case check == "view":
-		if has := func() bool {
-			for _, d := range cfg.Denied {
-				if strings.EqualFold(d, "VIEW SERVER STATE") && strings.Contains(r.SQL, "sys.dm_exec_") {
-					return false
-				}
-				if strings.EqualFold(d, "VIEW DATABASE STATE") && strings.Contains(r.SQL, "sys.query_store_") {
-					return false
-				}
-			}
-			return true
-		}(); !has {
+		switch {
+		case denied(cfg, "VIEW SERVER STATE") && strings.Contains(r.SQL, "sys.dm_exec_"):
 			return tdstest.ErrorResponse(tdstest.Message{Number: 300, State: 1, Class: 14, Line: 2,
 				Text: "VIEW SERVER STATE permission was denied on object 'server', database 'master'."})
+		case denied(cfg, "VIEW DATABASE STATE") && strings.Contains(r.SQL, "sys.query_store_"):
+			return tdstest.ErrorResponse(tdstest.Message{Number: 300, State: 1, Class: 14, Line: 2,
+				Text: fmt.Sprintf("VIEW DATABASE STATE permission denied in database '%s'.", s.Database)})
 		}
 		return tdstest.NewResponse().Result(tdstest.NewResultSet(tdstest.Int("placeholder")))
 	}
