@@ -9,6 +9,7 @@ package trace
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -124,13 +125,21 @@ func (r *Recorder) Write(w io.Writer) error {
 	return enc.Encode(r.Trace())
 }
 
-// Read parses a trace.
+// Read parses a trace, checking its version and request kinds.
 func Read(rd io.Reader) (*Trace, error) {
 	var t Trace
 	dec := json.NewDecoder(rd)
 	dec.UseNumber()
 	if err := dec.Decode(&t); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if t.Version != Version {
+		return nil, fmt.Errorf("trace: format version %d, this planlint reads version %d", t.Version, Version)
+	}
+	for i, q := range t.Requests {
+		if q.Kind != "batch" && q.Kind != "rpc" {
+			return nil, fmt.Errorf("trace: request %d has kind %q, want batch or rpc", i+1, q.Kind)
+		}
 	}
 	return &t, nil
 }
