@@ -75,3 +75,43 @@ func TestExplainTrace(t *testing.T) {
 		t.Errorf("RPC under SHOWPLAN_XML traced as %+v, want its statement, parameters and no result set", rpc)
 	}
 }
+
+// TestTriageTrace: cache and querystore take --trace too; the plan-cache
+// query and the plans it pulls are in the trace, with values only under
+// --trace-data.
+func TestTriageTrace(t *testing.T) {
+	inRoot(t)
+	for _, cmd := range []string{"cache", "querystore"} {
+		for _, data := range []bool{false, true} {
+			ft := &fakeTriage{plans: triagePlans(t), storeState: "READ_WRITE"}
+			srv := ft.start(t)
+			path := filepath.Join(t.TempDir(), "t.json")
+			args := []string{cmd, "--trace", path}
+			if data {
+				args = append(args, "--trace-data")
+			}
+			if _, errOut, code := runWith(t, dsnVars(srv), "", args...); code == ExitError {
+				t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := trace.Read(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, values := 0, 0
+			for _, q := range tr.Requests {
+				for _, rs := range q.ResultSets {
+					rows += rs.Rows
+					values += len(rs.Values)
+				}
+			}
+			if tr.Command != cmd || len(tr.Requests) < 2 || rows == 0 || (values > 0) != data {
+				t.Errorf("%s --trace-data=%v: command %q, %d requests, %d rows, %d rows with values", cmd, data, tr.Command, len(tr.Requests), rows, values)
+			}
+		}
+	}
+}
