@@ -25,6 +25,7 @@ var doctorStatuses = map[string]string{
 	"sp_get_query_template": "ok", "catalog views": "ok",
 	"sys.dm_exec_query_stats": "ok", "sys.dm_exec_cached_plans": "ok",
 	"sys.query_store_query": "ok", "sys.query_store_plan": "ok", "sys.query_store_runtime_stats": "ok",
+	"Query Store": "ok",
 }
 
 func TestDoctor(t *testing.T) {
@@ -41,6 +42,8 @@ func TestDoctor(t *testing.T) {
 			changes: map[string]string{"SHOWPLAN permission": "fail", "SHOWPLAN_XML plan of a batch": "fail",
 				"temporary-procedure plan": "fail"},
 			wantFix: "USE [WorkDb]; GRANT SHOWPLAN TO [dbo];"},
+		{name: "Query Store off", cfg: capturetest.Config{QueryStoreState: "OFF"}, wantCode: ExitOK,
+			changes: map[string]string{"Query Store": "warn"}, wantFix: "ALTER DATABASE [WorkDb] SET QUERY_STORE = ON;"},
 		{name: "VIEW SERVER STATE denied", cfg: capturetest.Config{Denied: []string{"VIEW SERVER STATE"}}, wantCode: ExitOK,
 			changes: map[string]string{"VIEW SERVER STATE": "warn", "sys.dm_exec_query_stats": "warn", "sys.dm_exec_cached_plans": "warn"},
 			wantFix: "GRANT VIEW SERVER STATE TO [sa];"},

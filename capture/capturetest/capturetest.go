@@ -50,6 +50,9 @@ type Config struct {
 	// Denied lists the permissions the login lacks, as doctor reads them:
 	// "SHOWPLAN", "VIEW SERVER STATE", "VIEW DATABASE STATE".
 	Denied []string
+	// QueryStoreState is sys.database_query_store_options.actual_state_desc
+	// as doctor reads it (default READ_WRITE).
+	QueryStoreState string
 	// RPCPlan lets an sp_executesql RPC under SHOWPLAN_XML reach Statement,
 	// which then returns a plan ("variant A"). By default the server answers
 	// it as SQL Server does, with no plan, and capture falls back to the

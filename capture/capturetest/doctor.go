@@ -24,6 +24,12 @@ func doctorResponse(cfg Config, s tdstest.Session, r *tdstest.Request) *tdstest.
 		return tdstest.EstimatedPlan(constantPlan("SELECT 1 AS planlint_value", ""))
 	case s.ShowplanXML:
 		return nil
+	case check == "query store":
+		state := cfg.QueryStoreState
+		if state == "" {
+			state = "READ_WRITE"
+		}
+		return tdstest.NewResponse().Result(tdstest.NewResultSet(tdstest.NVarChar("actual_state_desc", 60)).Row(state))
 	case check == "permissions":
 		has := func(p string) any {
 			for _, d := range cfg.Denied {
