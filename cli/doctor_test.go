@@ -42,6 +42,8 @@ func TestDoctor(t *testing.T) {
 			changes: map[string]string{"SHOWPLAN permission": "fail", "SHOWPLAN_XML plan of a batch": "fail",
 				"temporary-procedure plan": "fail"},
 			wantFix: "USE [WorkDb]; GRANT SHOWPLAN TO [dbo];"},
+		{name: "EXEC values not sniffed", cfg: capturetest.Config{ProbeNoSniff: true}, wantCode: ExitOK,
+			changes: map[string]string{"temporary-procedure plan": "warn"}},
 		{name: "Query Store off", cfg: capturetest.Config{QueryStoreState: "OFF"}, wantCode: ExitOK,
 			changes: map[string]string{"Query Store": "warn"}, wantFix: "ALTER DATABASE [WorkDb] SET QUERY_STORE = ON;"},
 		{name: "VIEW SERVER STATE denied", cfg: capturetest.Config{Denied: []string{"VIEW SERVER STATE"}}, wantCode: ExitOK,

@@ -70,9 +70,9 @@ var probeValue = regexp.MustCompile(`@(\w+) = (\d+)`)
 
 // doctorProbePlan is the plan of EXEC of the probe procedure that doctor
 // creates: SELECT @planlint_p, with the value of the EXEC sniffed.
-func doctorProbePlan(call string) (string, error) {
+func doctorProbePlan(call string, sniff bool) (string, error) {
 	compiled := ""
-	if m := probeValue.FindStringSubmatch(call); m != nil {
+	if m := probeValue.FindStringSubmatch(call); m != nil && sniff {
 		compiled = m[2]
 	}
 	return WrapInProcedure(constantPlan("SELECT @planlint_p AS planlint_value;", compiled), call)
