@@ -74,6 +74,7 @@ func Doctor(ctx context.Context, o Options, so SessionOptions) (*DoctorReport, e
 	s.doctorTemplate(ctx, r)
 	catalogOK := s.doctorCatalog(ctx, r)
 	s.doctorViews(ctx, r)
+	s.doctorQueryStore(ctx, r)
 	r.ExplainWorks = batchPlan && procPlan && catalogOK
 	for _, c := range r.Checks {
 		if c.Status == CheckFail {
@@ -264,5 +265,29 @@ func (s *Session) doctorViews(ctx context.Context, r *DoctorReport) {
 			continue
 		}
 		r.add(Check{Name: v.view, Status: CheckOK, Detail: "answers (" + v.need + ")"})
+	}
+}
+
+// doctorQueryStore reads whether Query Store is on in the database.
+func (s *Session) doctorQueryStore(ctx context.Context, r *DoctorReport) {
+	const q = doctorMarker + "query store\nSELECT actual_state_desc FROM sys.database_query_store_options;"
+	qctx, done := s.timed(ctx)
+	var state *string
+	err := s.conn.QueryRowContext(qctx, q).Scan(&state)
+	timedOut := done()
+	db := "[" + strings.ReplaceAll(s.Info.Database, "]", "]]") + "]"
+	switch {
+	case err != nil:
+		r.add(Check{Name: "Query Store", Status: CheckWarn, Detail: s.fail(err, "reading the Query Store state", timedOut).Error() + " (querystore needs it)",
+			Fix: "Query Store needs SQL Server 2016 or later and VIEW DATABASE STATE"})
+	case state == nil || *state == "OFF" || *state == "ERROR":
+		st := "OFF"
+		if state != nil {
+			st = *state
+		}
+		r.add(Check{Name: "Query Store", Status: CheckWarn, Detail: st + " in database " + s.Info.Database + " (querystore needs it)",
+			Fix: "ALTER DATABASE " + db + " SET QUERY_STORE = ON;"})
+	default:
+		r.add(Check{Name: "Query Store", Status: CheckOK, Detail: *state + " in database " + s.Info.Database})
 	}
 }

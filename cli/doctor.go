@@ -16,6 +16,7 @@ import (
 
 type doctorFlags struct {
 	conn   connFlags
+	trace  traceFlags
 	format string
 }
 
@@ -36,6 +37,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runDoctor(cmd, env, f) },
 	}
 	f.conn.register(cmd)
+	f.trace.register(cmd)
 	cmd.Flags().StringVar(&f.format, "format", "text", "text (a table) or json")
 	return cmd
 }
@@ -48,9 +50,14 @@ func runDoctor(cmd *cobra.Command, env *Env, f *doctorFlags) error {
 	if err != nil {
 		return err
 	}
+	rec, err := f.trace.recorder("doctor")
+	if err != nil {
+		return err
+	}
+	defer f.trace.write(env)
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
-	rep, _ := capture.Doctor(ctx, o, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout})
+	rep, _ := capture.Doctor(ctx, o, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout, Trace: rec})
 	if f.format == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

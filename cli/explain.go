@@ -31,7 +31,11 @@ type explainFlags struct {
 	params           []string
 	save             string
 	compareWith      []string
+<<<<<<< HEAD
 	maxFileSize      int64
+=======
+	trace            traceFlags
+>>>>>>> tds
 }
 
 // interruptSignals cancel a running explain; the capture still switches
@@ -60,6 +64,7 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 	}
 	f.out.register(cmd)
 	f.conn.register(cmd)
+	f.trace.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.actual, "actual", false, "run the statements (inside a transaction that is rolled back) and capture actual plans")
 	fl.StringVar(&f.setPreset, "set-options", "driver", "SET options of the session: driver (ARITHABORT OFF, as applications) or ssms (ARITHABORT ON)")
@@ -151,6 +156,10 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		}
 	}
 
+	if opts.session.Trace, err = f.trace.recorder("explain"); err != nil {
+		return err
+	}
+	defer f.trace.write(env)
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	sess, err := capture.Open(ctx, connOpts, opts.session)

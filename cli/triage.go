@@ -31,6 +31,7 @@ const (
 type triageFlags struct {
 	out         outputFlags
 	conn        connFlags
+	trace       traceFlags
 	top         int
 	orderBy     string
 	like        string
@@ -41,6 +42,7 @@ type triageFlags struct {
 func (f *triageFlags) register(cmd *cobra.Command, orderHelp string) {
 	f.out.register(cmd)
 	f.conn.register(cmd)
+	f.trace.register(cmd)
 	fl := cmd.Flags()
 	fl.IntVar(&f.top, "top", 20, fmt.Sprintf("how many statements to pull (1 to %d)", capture.MaxTop))
 	fl.StringVar(&f.orderBy, "order-by", "cpu", orderHelp)
@@ -79,6 +81,7 @@ type triageRun struct {
 	progress *progress
 	ctx      context.Context
 	stop     context.CancelFunc
+	trace    *traceFlags
 }
 
 // openTriage validates the output flags, connects and pins the session.
@@ -96,14 +99,23 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 	if err != nil {
 		return nil, err
 	}
+	rec, err := f.trace.recorder(cmd.Name())
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+<<<<<<< HEAD
 	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout,
 		MaxReplyBytes: capture.ReplyLimit(f.maxFileSize, f.top)})
+=======
+	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout, Trace: rec})
+>>>>>>> tds
 	if err != nil {
 		stop()
+		f.trace.write(env)
 		return nil, &exitError{code: ExitError, err: err}
 	}
-	t := &triageRun{env: env, inv: inv, sess: sess, progress: newProgress(env), ctx: ctx, stop: stop}
+	t := &triageRun{env: env, inv: inv, sess: sess, progress: newProgress(env), ctx: ctx, stop: stop, trace: &f.trace}
 	t.progress.printf("connected to %s (SQL Server %s), database %s\n", sess.Connection().Redacted, sess.Info.ProductVersion, sess.Info.Database)
 	return t, nil
 }
@@ -111,6 +123,7 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 func (t *triageRun) close() {
 	t.sess.Close()
 	t.stop()
+	t.trace.write(t.env)
 }
 
 // pulling reports progress, one line per statement, on a terminal.

@@ -50,6 +50,13 @@ type Config struct {
 	// Denied lists the permissions the login lacks, as doctor reads them:
 	// "SHOWPLAN", "VIEW SERVER STATE", "VIEW DATABASE STATE".
 	Denied []string
+	// ProbeNoSniff makes the plan of doctor's probe procedure carry no
+	// compiled value, as a server that does not sniff EXEC's literals
+	// under SHOWPLAN_XML would (unverified either way).
+	ProbeNoSniff bool
+	// QueryStoreState is sys.database_query_store_options.actual_state_desc
+	// as doctor reads it (default READ_WRITE).
+	QueryStoreState string
 	// RPCPlan lets an sp_executesql RPC under SHOWPLAN_XML reach Statement,
 	// which then returns a plan ("variant A"). By default the server answers
 	// it as SQL Server does, with no plan, and capture falls back to the
@@ -135,7 +142,7 @@ func Handler(cfg Config) tdstest.Handler {
 			if denied(cfg, "SHOWPLAN") {
 				return tdstest.ErrorResponse(tdstest.ErrShowplanDenied(s.Database))
 			}
-			plan, err := doctorProbePlan(r.SQL)
+			plan, err := doctorProbePlan(r.SQL, !cfg.ProbeNoSniff)
 			if err != nil {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 50000, Class: 16, Text: err.Error()})
 			}

@@ -24,6 +24,12 @@ func doctorResponse(cfg Config, s tdstest.Session, r *tdstest.Request) *tdstest.
 		return tdstest.EstimatedPlan(constantPlan("SELECT 1 AS planlint_value", ""))
 	case s.ShowplanXML:
 		return nil
+	case check == "query store":
+		state := cfg.QueryStoreState
+		if state == "" {
+			state = "READ_WRITE"
+		}
+		return tdstest.NewResponse().Result(tdstest.NewResultSet(tdstest.NVarChar("actual_state_desc", 60)).Row(state))
 	case check == "permissions":
 		has := func(p string) any {
 			for _, d := range cfg.Denied {
@@ -38,19 +44,13 @@ func doctorResponse(cfg Config, s tdstest.Session, r *tdstest.Request) *tdstest.
 			Row(has("SHOWPLAN"), has("VIEW SERVER STATE"), has("VIEW DATABASE STATE"), s.User, "dbo")
 		return tdstest.NewResponse().Result(rs)
 	case check == "view":
-		if has := func() bool {
-			for _, d := range cfg.Denied {
-				if strings.EqualFold(d, "VIEW SERVER STATE") && strings.Contains(r.SQL, "sys.dm_exec_") {
-					return false
-				}
-				if strings.EqualFold(d, "VIEW DATABASE STATE") && strings.Contains(r.SQL, "sys.query_store_") {
-					return false
-				}
-			}
-			return true
-		}(); !has {
+		switch {
+		case denied(cfg, "VIEW SERVER STATE") && strings.Contains(r.SQL, "sys.dm_exec_"):
 			return tdstest.ErrorResponse(tdstest.Message{Number: 300, State: 1, Class: 14, Line: 2,
 				Text: "VIEW SERVER STATE permission was denied on object 'server', database 'master'."})
+		case denied(cfg, "VIEW DATABASE STATE") && strings.Contains(r.SQL, "sys.query_store_"):
+			return tdstest.ErrorResponse(tdstest.Message{Number: 300, State: 1, Class: 14, Line: 2,
+				Text: fmt.Sprintf("VIEW DATABASE STATE permission denied in database '%s'.", s.Database)})
 		}
 		return tdstest.NewResponse().Result(tdstest.NewResultSet(tdstest.Int("placeholder")))
 	}
@@ -70,9 +70,9 @@ var probeValue = regexp.MustCompile(`@(\w+) = (\d+)`)
 
 // doctorProbePlan is the plan of EXEC of the probe procedure that doctor
 // creates: SELECT @planlint_p, with the value of the EXEC sniffed.
-func doctorProbePlan(call string) (string, error) {
+func doctorProbePlan(call string, sniff bool) (string, error) {
 	compiled := ""
-	if m := probeValue.FindStringSubmatch(call); m != nil {
+	if m := probeValue.FindStringSubmatch(call); m != nil && sniff {
 		compiled = m[2]
 	}
 	return WrapInProcedure(constantPlan("SELECT @planlint_p AS planlint_value;", compiled), call)

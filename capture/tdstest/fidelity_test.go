@@ -409,3 +409,16 @@ func TestAttentionReplyIsTwoMessages(t *testing.T) {
 	c.send(packetSQLBatch, 0, ping.buf)
 	c.readMsg()
 }
+
+// TestEmptyResponseIsBareDone: NewResponse() sent as is ends a batch with
+// one DONE (it used to send an empty message, which clients read as EOF).
+func TestEmptyResponseIsBareDone(t *testing.T) {
+	var w writer
+	if _, err := NewResponse().encode(&w, encodeContext{}); err != nil {
+		t.Fatal(err)
+	}
+	toks := splitTokens(t, w.buf)
+	if tokenTypes(toks) != "FD" || binary.LittleEndian.Uint16(toks[0].body[1:])&doneMore != 0 {
+		t.Fatalf("empty batch response = % X, want one final DONE", w.buf)
+	}
+}

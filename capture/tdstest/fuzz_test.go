@@ -92,6 +92,7 @@ func FuzzParseLogin7(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(login7("sa", "pw", "db", flag2ODBC))
+	f.Add(withFeatures(login7("sa", "pw", "db", flag2ODBC), 0x74000004, Feature{ID: FeatureUTF8Support}, Feature{ID: 0x42, Data: []byte{1, 2, 3}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		l, err := parseLogin7(b)
 		if err != nil {
@@ -102,6 +103,13 @@ func FuzzParseLogin7(f *testing.F) {
 		}
 		if len(l.UserName)+len(l.Password)+len(l.Database) > 3*len(b) {
 			t.Fatalf("decoded fields longer than the input allows")
+		}
+		n := 0
+		for _, f := range l.Features {
+			n += 5 + len(f.Data)
+		}
+		if n > len(b) {
+			t.Fatalf("features hold %d bytes of a %d-byte record", n, len(b))
 		}
 	})
 }

@@ -312,7 +312,7 @@ func (r *Response) encode(w *writer, ec encodeContext) (metaEnd int, err error) 
 			last = i
 		}
 	}
-	trailing := last < len(r.parts)-1 // INFO after the last statement, or no statement
+	trailing := last < 0 || last < len(r.parts)-1 // INFO after the last statement, or no statement
 	more := func(i int) uint16 {
 		if rpc || i != last || trailing {
 			return doneMore
