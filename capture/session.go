@@ -28,16 +28,13 @@ type SessionOptions struct {
 	// through a context deadline, so the connection stays usable for the
 	// cleanup that follows (SHOWPLAN_XML OFF, ROLLBACK).
 	QueryTimeout time.Duration
-<<<<<<< HEAD
 	// MaxReplyBytes bounds the bytes of one reply (a plan arrives as
 	// UTF-16, twice its size as text); a longer reply closes the
 	// connection. 0 means no bound.
 	MaxReplyBytes int64
-=======
 	// Trace, when set, records every request and the shape of its
 	// response (see package trace).
 	Trace *trace.Recorder
->>>>>>> tds
 }
 
 // ServerInfo is what the session learnt about the server and the current
@@ -104,14 +101,12 @@ func Open(ctx context.Context, o Options, so SessionOptions) (*Session, error) {
 		return nil, &Error{Kind: ErrStatement, Step: "connection options",
 			Message: c.scrub.scrub("connection string " + c.Redacted + ": " + err.Error()), Err: err}
 	}
-<<<<<<< HEAD
 	dialer := &watchedDialer{}
 	if mc, ok := connector.(*mssql.Connector); ok {
 		mc.Dialer = dialer
-=======
+	}
 	if so.Trace != nil {
 		connector = tracingConnector{Connector: connector, rec: so.Trace}
->>>>>>> tds
 	}
 	db := sql.OpenDB(connector)
 	timeout := o.ConnectTimeout

@@ -49,7 +49,7 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 }
 
 func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args []string) error {
-	if err := checkLimits(f.maxFileSize, f.maxDepth); err != nil {
+	if err := checkLimits(int64(f.maxFileSize), f.maxDepth); err != nil {
 		return err
 	}
 	r, err := prepare(cmd, env, g, &f.out)

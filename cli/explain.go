@@ -31,11 +31,8 @@ type explainFlags struct {
 	params           []string
 	save             string
 	compareWith      []string
-<<<<<<< HEAD
 	maxFileSize      int64
-=======
 	trace            traceFlags
->>>>>>> tds
 }
 
 // interruptSignals cancel a running explain; the capture still switches

@@ -62,7 +62,7 @@ func (f *triageFlags) validate() (capture.Order, error) {
 	if f.top < 1 || f.top > capture.MaxTop {
 		return 0, usageError("--top %d: want 1 to %d", f.top, capture.MaxTop)
 	}
-	if err := checkLimits(f.maxFileSize, f.maxDepth); err != nil {
+	if err := checkLimits(int64(f.maxFileSize), f.maxDepth); err != nil {
 		return 0, err
 	}
 	o, err := capture.ParseOrder(f.orderBy)
@@ -104,12 +104,8 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 		return nil, err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
-<<<<<<< HEAD
 	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout,
-		MaxReplyBytes: capture.ReplyLimit(f.maxFileSize, f.top)})
-=======
-	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout, Trace: rec})
->>>>>>> tds
+		MaxReplyBytes: capture.ReplyLimit(int64(f.maxFileSize), f.top), Trace: rec})
 	if err != nil {
 		stop()
 		f.trace.write(env)
