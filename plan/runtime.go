@@ -76,18 +76,14 @@ func (r *RelOp) RebindsInZone() bool {
 // the same rows: a Broadcast exchange, and the operators that only pass its
 // output on (Bitmap, Compute Scalar, Filter, ...).
 func (r *RelOp) Replicated() bool {
-	if r.IsExchange() {
-		return r.Partitioning == "Broadcast"
-	}
-	if len(r.Children) == 0 {
-		return false
-	}
-	for _, c := range r.Children {
-		if !c.Replicated() {
-			return false
+	for n := r; ; n = n.Children[0] {
+		if n.IsExchange() {
+			return n.Partitioning == "Broadcast"
+		}
+		if len(n.Children) != 1 {
+			return false // a join or a leaf starts a stream of its own
 		}
 	}
-	return true
 }
 
 // ActualExecutionCount is how many times the operator ran, counted like
