@@ -424,8 +424,13 @@ func unknownRule(ref string) string {
 	var cands []string
 	byCand := map[string]*rules.Rule{}
 	for _, r := range rules.All() {
-		cands = append(cands, r.Name, r.Code)
+		cands = append(cands, r.Name)
 		byCand[r.Name], byCand[r.Code] = r, r
+		// Codes differ in one digit from their neighbours: only a one-edit
+		// slip (PL3O9, PL3009) names a code; PL999 is no typo of PL309.
+		if editDistance(strings.ToLower(ref), strings.ToLower(r.Code)) <= 1 {
+			cands = append(cands, r.Code)
+		}
 	}
 	if s := closest(ref, cands); s != "" {
 		r := byCand[s]

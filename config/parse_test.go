@@ -395,6 +395,11 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`2:1: holds more than one YAML document; a config file has exactly one`},
 		},
 		{
+			name: "a one-edit slip in a rule code",
+			yaml: "rules:\n  PL3008: off\n",
+			want: []string{`2:3: rules: unknown rule "PL3008"; did you mean "join-or-clause" (PL308)?`},
+		},
+		{
 			name: "several problems in file order",
 			yaml: "rules:\n  PL999: off\n  key-lookup: loud\nfail_on: never\n",
 			want: []string{
