@@ -270,4 +270,10 @@ func TestSerialPlanMaxdopSettingFirstStatementDeferred(t *testing.T) {
 	if len(second) != 0 {
 		t.Errorf("second statement reported again: %+v", second)
 	}
+	// Alone in its document, a statement whose cost has another cause
+	// gets no serial-plan finding for the setting.
+	one := showplan(t, x("1"))
+	if fs, _ := runAfter(SerialPlan, one, one.Statements()[0], nil, nil, prior); len(fs) != 0 {
+		t.Errorf("single deferred statement reported: %+v", fs)
+	}
 }

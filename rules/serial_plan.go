@@ -125,14 +125,18 @@ func runSerialPlan(p *Pass) {
 		} else {
 			// A setting outside the statement, often deliberate: reported
 			// only where it measurably hurts, once for every statement of
-			// the document it affects (on the first, even when another
-			// finding there explains that statement's cost).
+			// the document it affects (on the first, as info when another
+			// finding explains that statement's cost and others share the
+			// setting; not at all when it is the only one).
 			if measured < Warning {
 				return
 			}
 			first, n, seen := settingMaxdopStatements(p, st)
 			if seen && first != st {
 				return // reported on the document's first such statement
+			}
+			if explained != "" && n <= 1 {
+				return // the only such statement, and its cost has another cause
 			}
 			others = n - 1
 			b.WriteString("; the statement has no MAXDOP hint, so the setting comes from the server, the database or Resource Governor")
