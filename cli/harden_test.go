@@ -103,8 +103,8 @@ func TestDeepTreeOutputLinear(t *testing.T) {
 // accepts goes through the rules and every renderer without exhausting
 // the stack.
 func TestDepthCeilingAllFormats(t *testing.T) {
-	if testing.Short() {
-		t.Skip("renders a 14 MB plan in every format")
+	if testing.Short() || raceDetector {
+		t.Skip("renders a 14 MB plan in every format (run without -race and -short)")
 	}
 	dir := t.TempDir()
 	deepest := filepath.Join(dir, "deepest.sqlplan")

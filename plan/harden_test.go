@@ -35,6 +35,9 @@ func TestDepthCeiling(t *testing.T) {
 // TestDepthAtCeiling: the deepest accepted plan parses, and the recursive
 // walks of the model get through it.
 func TestDepthAtCeiling(t *testing.T) {
+	if raceDetector {
+		t.Skip("parses a 14 MB plan twice (run without -race)")
+	}
 	n := (MaxDepthCeiling - 9) / 2
 	if levelsAround(n) > MaxDepthCeiling {
 		t.Fatalf("generator arithmetic: %d levels", levelsAround(n))

@@ -45,6 +45,7 @@ const (
 	strictAttrSpace                          // no white space between two attributes
 	strictSurrogateRef                       // character reference to a surrogate (encoding/xml turns it into U+FFFD)
 	strictMarkupChars                        // invalid UTF-8 or a control character in a comment or processing instruction
+	strictTokenSize                          // a comment, CDATA section, PI, tag or text past its size bound
 )
 
 // syntaxError is a well-formedness error at input offset off.
@@ -243,8 +244,8 @@ func (s *scanner) tokenTooLong() error {
 	if len(tok) < limit {
 		return nil
 	}
-	return &syntaxError{off: s.base + int64(s.tokStart),
-		msg: fmt.Sprintf("malformed XML: a %s longer than %d MiB (is it unterminated?); showplans have none this long", what, limit>>20)}
+	return s.stricter(strictTokenSize, s.tokStart,
+		fmt.Sprintf("malformed XML: a %s longer than %d MiB (is it unterminated?); showplans have none this long", what, limit>>20))
 }
 
 // read reads at least need bytes into the free end of the buffer unless r
