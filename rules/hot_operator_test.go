@@ -8,20 +8,21 @@ import (
 
 func TestHotOperatorCorpus(t *testing.T) {
 	// 1,562,674 ms of 1,570,273 ms in the Table Scan on the inner side of a
-	// loop executed 24,534,730 times (sum over 6 threads).
-	fs := statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan", 1, "hot-operator")
-	if len(fs) != 1 || *fs[0].NodeID != 14 || fs[0].Severity != Warning {
-		t.Fatalf("want one warning at node 14, got %+v", fs)
+	// loop executed 24,534,730 times: row-count-spool-not-in (node 15) and
+	// nested-loops-repetition (node 14) explain it, so hot-operator is silent.
+	if fs := statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan", 1, "hot-operator"); len(fs) != 0 {
+		t.Errorf("row-count-spool-slow: the loop rules explain node 14, got %+v", fs)
 	}
-	f := fs[0]
-	if f.Evidence["self_elapsed_ms"] != int64(1562674) || f.Evidence["actual_executions"] != int64(24534730) || f.Evidence["time_share"] != 0.995 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-	// The full-table scan that reads 17,142,169 rows for 375 gets the index
-	// on its predicate column.
-	fs = statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__isnull_plan.sqlplan", 1, "hot-operator")
-	if len(fs) != 1 || *fs[0].NodeID != 3 || !strings.Contains(fs[0].Fix, "CREATE INDEX") {
+	// The full-table scan that reads 17,142,169 rows for 375 is left to
+	// non-sargable-predicate, which gives the rewrite.
+	if fs := statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__isnull_plan.sqlplan", 1, "hot-operator"); len(fs) != 0 {
 		t.Errorf("isnull plan: %+v", fs)
+	}
+	// slow-multi-seek: Index Seek node 6 took 17,805 ms of its own of the
+	// 19,956 ms statement and no other rule explains it.
+	fs := statementFindings(t, "perfstudio__tests__PlanViewer.Core.Tests__Plans__slow-multi-seek.sqlplan", 1, "hot-operator")
+	if len(fs) != 1 || *fs[0].NodeID != 6 || fs[0].Severity != Warning {
+		t.Fatalf("slow-multi-seek: want one warning at node 6, got %+v", fs)
 	}
 	// A fast statement (14 ms) is not examined; an exchange's waiting time
 	// (Gather Streams: 2,701 of 3,836 ms) is not the hot operator.

@@ -17,7 +17,7 @@ var MissingIndex = &Rule{
 	Name:     "missing-index",
 	Severity: Error,
 	Summary:  "SQL Server asked for an index while compiling the statement",
-	After:    []string{"residual-predicate-scan"},
+	After:    []string{"residual-predicate-scan", "row-goal", "nested-loops-repetition", "eager-index-spool"},
 	Params: []Param{
 		{"low_impact", 20, "requests with a lower estimated impact (percent) are info"},
 		{"min_cost", 1, "in an estimated plan, a statement estimated to cost less than this keeps its requests at info"},
@@ -105,7 +105,12 @@ func runMissingIndex(p *Pass) {
 			merged[k] = true
 		}
 	}
+	proposed := proposedIndexes(p, "row-goal", "nested-loops-repetition", "eager-index-spool")
 	for _, r := range statementRequests(p.Statement) {
+		keys := append(append([]string(nil), r.Index.Equality...), r.Index.Inequality...)
+		if proposed[indexKey(r.Index.Table, keys)] {
+			continue // an operator finding already proposes this index, with its time
+		}
 		if merged[r.Key] || systemObject(r.Index.Database, r.Index.Schema) {
 			continue
 		}
@@ -115,6 +120,26 @@ func runMissingIndex(p *Pass) {
 		}
 		reportMissingIndex(p, r, others)
 	}
+}
+
+// proposedIndexes collects the indexes (table and key columns) that the
+// given rules' findings on this statement propose.
+func proposedIndexes(p *Pass, rules ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rules {
+		for _, f := range p.Prior(r) {
+			table, _ := f.Evidence["table"].(string)
+			keys, _ := f.Evidence["key_columns"].([]string)
+			if table != "" && len(keys) > 0 {
+				out[indexKey(table, keys)] = true
+			}
+		}
+	}
+	return out
+}
+
+func indexKey(table string, keys []string) string {
+	return strings.ToLower(table + "(" + strings.Join(keys, ",") + ")")
 }
 
 // sameRequestElsewhere lists the other statements of the document with the

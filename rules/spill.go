@@ -20,7 +20,7 @@ var Spill = &Rule{
 		{"error_pages", 1000000, "a spill writing at least this many pages is an error"},
 		{"error_share", 0.5, "a spill whose operator took at least this share of the statement's elapsed time is an error"},
 	},
-	After: []string{"row-estimate-skew"},
+	After: append([]string{"row-estimate-skew"}, skewCauseRules...),
 	Doc: Doc{
 		Problem: "An operator whose memory grant is too small writes its rows to tempdb and reads them back: a sort or hash " +
 			"runs at disk speed instead of memory speed, and a hash that spills again at deeper levels re-reads its input " +
@@ -83,6 +83,9 @@ func spillOf(n *plan.RelOp) (spillFacts, bool) {
 func runSpill(p *Pass) {
 	elapsed := statementElapsedMs(p.Statement)
 	skews := p.Prior("row-estimate-skew")
+	for _, r := range skewCauseRules {
+		skews = append(skews, p.Prior(r)...)
+	}
 	for _, q := range p.Plans() {
 		for _, n := range q.Nodes {
 			f, ok := spillOf(n)
@@ -166,6 +169,17 @@ type spillReason struct {
 	skew *plan.RowSkew
 }
 
+// underestimated reports whether a finding on c is about c returning more
+// rows than estimated: row-estimate-skew says so, a cause rule's finding
+// (parameter values, table variable, …) counts when c was underestimated.
+func underestimated(f *Finding, c *plan.RelOp) bool {
+	if f.Rule == "row-estimate-skew" {
+		return f.Evidence["direction"] == "under"
+	}
+	s, ok := c.EstimateSkew()
+	return ok && s.Under
+}
+
 // spillCause finds the underestimate that starved the operator: a
 // row-estimate-skew finding on it or below it, else its input's estimate.
 func spillCause(n *plan.RelOp, f spillFacts, skews []Finding) spillReason {
@@ -181,14 +195,14 @@ func spillCause(n *plan.RelOp, f spillFacts, skews []Finding) spillReason {
 		if found != nil {
 			return false
 		}
-		if fd := findingAt(skews, c.NodeID); fd != nil && fd.Evidence["direction"] == "under" {
+		if fd := findingAt(skews, c.NodeID); fd != nil && underestimated(fd, c) {
 			found = fd
 			return false
 		}
 		return true
 	})
 	if found != nil {
-		return spillReason{text: fmt.Sprintf("the grant was sized from an underestimate: %s (node %d, row-estimate-skew)", found.Operator, *found.NodeID), node: *found.NodeID}
+		return spillReason{text: fmt.Sprintf("the grant was sized from an underestimate: %s (node %d, %s)", found.Operator, *found.NodeID, found.Rule), node: *found.NodeID}
 	}
 	// The input whose rows fill the memory: the sort's input, the hash build.
 	if len(n.Children) > 0 {
