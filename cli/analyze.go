@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -83,7 +84,18 @@ func planLocation(path string, p plan.Pos) *report.Location {
 // completes so memory stays bounded by the largest statement. Documents are
 // kept whole only when a renderer needs them.
 func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
-	if a.keepPlans {
+	return a.streamSized(path, r, -1)
+}
+
+// wholeDocumentBytes is the file size up to which a plan is analysed as a
+// whole document, so that rules that look across statements (SET options
+// once per batch, a MAXDOP setting once per file, a repeated missing-index
+// request) see them all; larger files are streamed to bound memory.
+const wholeDocumentBytes = 64 << 20
+
+// streamSized is stream for an input of known size (-1 when unknown).
+func (a *analyzer) streamSized(path string, r io.Reader, size int64) (*report.File, error) {
+	if a.keepPlans || size >= 0 && size <= wholeDocumentBytes {
 		doc, err := plan.Parse(r, a.limits)
 		if err != nil {
 			return errorFile(path, err), nil
@@ -172,7 +184,13 @@ func (a *analyzer) one(in input) (*report.File, error) {
 		return errorFile(in.path, err), nil
 	}
 	defer rc.Close()
-	f, err := a.stream(in.path, rc)
+	size := int64(-1)
+	if st, ok := rc.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	f, err := a.streamSized(in.path, rc, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}

@@ -360,7 +360,7 @@ func TestExplainMultiBatch(t *testing.T) {
 	if len(requestsOfKind(srv, capturetest.KindCatalog)) != 1 {
 		t.Error("the second batch read the catalog facts again")
 	}
-	text, _, _ := runWith(t, dsnVars(srv), "", "explain", "--color", "never", path)
+	text, _, _ := runWith(t, dsnVars(srv), "", "explain", "--color", "never", "--min-severity", "info", path)
 	if !strings.Contains(text, fmt.Sprintf("%s:%d:1: batch 2 stmt 1 node 3: info [PL102 key-lookup]", path, secondLine)) {
 		t.Errorf("text report does not place the lookup on batch 2:\n%s", text)
 	}

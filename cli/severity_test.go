@@ -8,30 +8,32 @@ import (
 	"github.com/planlint/planlint/internal/sharedtest"
 )
 
-// plan14 is a real procedure plan with 20 warnings and one info finding
-// (a Key Lookup on a system table, statement 49).
-func plan14(t *testing.T) string {
-	return filepath.Join(sharedtest.Require(t, "corpus/plans"), "supratimas__plans__set01__plans__plan14.sqlplan")
+// spoolPlan is a real actual plan (NOT IN over a nullable column, 1,570 s)
+// with one error (the Row Count Spool of the NOT IN, node 15), two warnings
+// (the 188,928-page hash spill at node 6 and the missing-index request on
+// #OldUsers) and two infos (the repeated inner scan at node 14 and the row
+// goal at node 16).
+func spoolPlan(t *testing.T) string {
+	return filepath.Join(sharedtest.Require(t, "corpus/plans"), "perfstudio__tests__PlanViewer.Core.Tests__Plans__row-count-spool-slow.sqlplan")
 }
 
 // TestMinSeverity: the human formats hide info by default and say so,
 // the summary still counts it; --min-severity info shows it and error
 // hides warnings; JSON and SARIF keep everything.
 func TestMinSeverity(t *testing.T) {
-	p := plan14(t)
+	p := spoolPlan(t)
 	tests := []struct {
-		args       []string
-		want, not  []string
-		infoInJSON bool
+		args      []string
+		want, not []string
 	}{
-		{args: []string{"--format", "text"}, want: []string{"0 errors, 20 warnings, 1 info in 1 file; 1 info finding not shown (--min-severity info shows them)"}, not: []string{": info ["}},
-		{args: []string{"--format", "text", "--min-severity", "info"}, want: []string{"stmt 49 node 9: info [PL102 key-lookup]", "0 errors, 20 warnings, 1 info in 1 file\n"}},
-		{args: []string{"--format", "text", "--min-severity", "error"}, want: []string{"21 warning and info findings not shown (--min-severity warning shows them)"}, not: []string{": warning ["}},
-		{args: []string{"--format", "markdown"}, want: []string{"**0 errors, 20 warnings, 1 info**", "1 info finding not shown"}, not: []string{"| info |"}},
+		{args: []string{"--format", "text"}, want: []string{"1 error, 2 warnings, 2 infos in 1 file; 2 info findings not shown (--min-severity info shows them)"}, not: []string{": info ["}},
+		{args: []string{"--format", "text", "--min-severity", "info"}, want: []string{"stmt 1 node 14: info [PL306 nested-loops-repetition]", "1 error, 2 warnings, 2 infos in 1 file\n"}},
+		{args: []string{"--format", "text", "--min-severity", "error"}, want: []string{"4 warning and info findings not shown (--min-severity warning shows them)"}, not: []string{": warning ["}},
+		{args: []string{"--format", "markdown"}, want: []string{"**1 error, 2 warnings, 2 infos**", "2 info findings not shown"}, not: []string{"| info |"}},
 		{args: []string{"--format", "markdown", "--min-severity", "info"}, want: []string{"| info |"}},
 		{args: []string{"--format", "github"}, not: []string{"::notice file="}},
 		{args: []string{"--format", "github", "--min-severity", "info"}, want: []string{"::notice file="}},
-		{args: []string{"--format", "html"}, want: []string{"1 info finding not shown"}},
+		{args: []string{"--format", "html"}, want: []string{"2 info findings not shown"}},
 		{args: []string{"--format", "json"}, want: []string{`"severity": "info"`}},
 		{args: []string{"--format", "sarif"}, want: []string{`"level": "note"`}},
 	}
@@ -56,10 +58,10 @@ func TestMinSeverity(t *testing.T) {
 	}
 }
 
-// TestTextSortsByImpact: text lists a file's findings worst first (errors,
-// then by statement cost), --sort location in plan order.
+// TestTextSortsByImpact: text lists a file's findings worst first,
+// --sort location in plan order (statement, then node).
 func TestTextSortsByImpact(t *testing.T) {
-	p := plan14(t)
+	p := spoolPlan(t)
 	lines := func(args ...string) []string {
 		out, errOut, _ := runIn(t, t.TempDir(), nil, append([]string{"check", "--fail-on", "none", "--min-severity", "info", p}, args...)...)
 		if errOut != "" {
@@ -74,25 +76,17 @@ func TestTextSortsByImpact(t *testing.T) {
 		return ls
 	}
 	byImpact, byLocation := lines(), lines("--sort", "location")
-	if len(byImpact) != 21 || len(byLocation) != 21 {
-		t.Fatalf("%d and %d finding lines, want 21", len(byImpact), len(byLocation))
+	if len(byImpact) != 5 || len(byLocation) != 5 {
+		t.Fatalf("%d and %d finding lines, want 5", len(byImpact), len(byLocation))
 	}
-	// StatementSubTreeCost in the XML: stmt 3 0.0132843, stmt 42
-	// 0.0132842, stmt 33 (first) 0.0132841, stmt 49 0.0131487. The info
-	// finding comes last.
-	for i, want := range []string{"stmt 3: warning", "stmt 42: warning", "stmt 33#1: warning"} {
-		if !strings.Contains(byImpact[i], want) {
-			t.Errorf("by impact, line %d: %s, want %s", i+1, byImpact[i], want)
+	if !strings.Contains(byImpact[0], "node 15: error [PL310") || !strings.Contains(byImpact[4], ": info [") {
+		t.Errorf("by impact: first %s, last %s", byImpact[0], byImpact[4])
+	}
+	// Plan order: the statement-level request, then nodes 6, 14, 15, 16.
+	for i, want := range []string{"stmt 1: warning [PL304", "node 6: warning", "node 14: info", "node 15: error", "node 16: info"} {
+		if !strings.Contains(byLocation[i], want) {
+			t.Errorf("by location, line %d: %s, want %s", i+1, byLocation[i], want)
 		}
-	}
-	if !strings.Contains(byImpact[20], ": info [") {
-		t.Errorf("last by impact: %s", byImpact[20])
-	}
-	if !strings.Contains(byLocation[0], "stmt 3: warning") || !strings.Contains(byLocation[1], "stmt 4: warning") {
-		t.Errorf("first by location: %s, %s", byLocation[0], byLocation[1])
-	}
-	if byImpact[0] == byLocation[0] && byImpact[1] == byLocation[1] {
-		t.Errorf("--sort location gives the same order as impact")
 	}
 	if _, errOut, code := runIn(t, t.TempDir(), nil, "check", "--sort", "name", p); code != 2 || !strings.Contains(errOut, "--sort") {
 		t.Errorf("--sort name: exit %d, %q", code, errOut)

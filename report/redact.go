@@ -402,23 +402,32 @@ func redactScalar(s *plan.Scalar) *plan.Scalar {
 }
 
 // redactSQL masks the literals of a T-SQL text with sqlscript.Redact;
-// comments, which it keeps, are prose and get maskProse.
+// comments, which it keeps, are prose and get maskProse. The text is split
+// at comments first, with one tokenizer, so that an unterminated comment is
+// a comment on every pass and redacting twice changes nothing.
 func redactSQL(sql string) string {
 	if sql == "" {
 		return sql
 	}
-	red := sqlscript.Redact(sql)
-	if !strings.Contains(red, "--") && !strings.Contains(red, "/*") {
-		return red
+	if !strings.Contains(sql, "--") && !strings.Contains(sql, "/*") {
+		return sqlscript.Redact(sql)
 	}
-	var b strings.Builder
-	b.Grow(len(red))
-	for _, t := range sqlTokens(red) {
-		if t.kind == tokComment {
-			b.WriteString(maskProse(t.text, nil))
-		} else {
-			b.WriteString(t.text)
+	var b, code strings.Builder
+	b.Grow(len(sql))
+	flush := func() {
+		if code.Len() > 0 {
+			b.WriteString(sqlscript.Redact(code.String()))
+			code.Reset()
 		}
 	}
+	for _, t := range sqlTokens(sql) {
+		if t.kind == tokComment {
+			flush()
+			b.WriteString(maskProse(t.text, nil))
+		} else {
+			code.WriteString(t.text)
+		}
+	}
+	flush()
 	return b.String()
 }

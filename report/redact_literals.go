@@ -212,7 +212,7 @@ func maskProseSegment(b *strings.Builder, s string) {
 	prev := rune(-1) // the last rune written from s, -1 at the start
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		afterWord := prev >= 0 && isWordRune(prev)
+		afterWord := prev >= 0 && (isWordRune(prev) || prev == '?') // a mask stands where a word was
 		switch {
 		case r == '\'' && !afterWord:
 			if n, ok := closedQuote(s[i:]); ok {
