@@ -80,20 +80,16 @@ func planLocation(path string, p plan.Pos) *report.Location {
 	return &report.Location{Path: path, StartLine: p.Line, StartCol: p.Column, EndLine: p.Line, EndCol: p.Column}
 }
 
-// stream parses r statement by statement, analysing each one as it
-// completes so memory stays bounded by the largest statement. Documents are
-// kept whole only when a renderer needs them.
-func (a *analyzer) stream(path string, r io.Reader) (*report.File, error) {
-	return a.streamSized(path, r, -1)
-}
-
 // wholeDocumentBytes is the file size up to which a plan is analysed as a
 // whole document, so that rules that look across statements (SET options
 // once per batch, a MAXDOP setting once per file, a repeated missing-index
 // request) see them all; larger files are streamed to bound memory.
 const wholeDocumentBytes = 64 << 20
 
-// streamSized is stream for an input of known size (-1 when unknown).
+// streamSized parses r statement by statement, analysing each one as it
+// completes so memory stays bounded by the largest statement. Documents are
+// kept whole when a renderer needs them or the input's size (-1 when
+// unknown) is at most wholeDocumentBytes.
 func (a *analyzer) streamSized(path string, r io.Reader, size int64) (*report.File, error) {
 	if a.keepPlans || size >= 0 && size <= wholeDocumentBytes {
 		doc, err := plan.Parse(r, a.limits)

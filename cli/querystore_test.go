@@ -70,7 +70,7 @@ func TestQuerystoreQueryIDJSON(t *testing.T) {
 	if got.SchemaVersion != 1 || got.QueryID != 42 || got.Database != "WorkDb" || got.SinceSeconds != 7*24*3600 || len(got.Report.Files) != 3 {
 		t.Errorf("header: %+v", got)
 	}
-	if len(got.Plans) != 3 || got.Plans[0].PlanID != 7 || !got.Plans[0].Forced || got.Plans[0].Errors != 2 ||
+	if len(got.Plans) != 3 || got.Plans[0].PlanID != 7 || !got.Plans[0].Forced || got.Plans[0].Errors != 1 ||
 		got.Plans[2].PlanID != 11 || !strings.Contains(got.Plans[2].Problem, "no plan") {
 		t.Errorf("plans: %+v", got.Plans)
 	}

@@ -56,7 +56,7 @@ var ResidualSort = &Rule{
 			"this one is info.",
 	},
 	// A Key Lookup finding whose index also removes this sort carries the fix.
-	After: []string{"key-lookup"},
+	After: []string{"key-lookup", "filtered-index-parameterized", "filtered-index-missing-filter-column", "filtered-index-unused-literal", "filtered-index-hint"},
 	Run:   runResidualSort,
 }
 
@@ -263,7 +263,29 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		b.WriteString(fmt.Sprintf("; the index proposed for the Key Lookup at node %d removes this sort too (see that finding)", *lk.NodeID))
 		sev, fix = Info, ""
 	}
+	if existing, ok := ev["existing_index"].(string); ok {
+		if why := unusedIndexFinding(p, existing); why != nil && why.Severity >= sev {
+			// one root cause: the index that has this order was not used, and
+			// that finding says why and how to fix it
+			ev["explained_by"] = why.Rule
+			b.WriteString(fmt.Sprintf("; %s explains why %s was not used", why.Rule, existing))
+			sev = Info
+		}
+	}
 	p.Report(Finding{Severity: sev, NodeID: Node(n.NodeID), Message: b.String(), Fix: fix, Evidence: ev})
+}
+
+// unusedIndexFinding returns a filtered-index finding on this statement that
+// names index, or nil.
+func unusedIndexFinding(p *Pass, index string) *Finding {
+	for _, r := range []string{"filtered-index-parameterized", "filtered-index-missing-filter-column", "filtered-index-unused-literal", "filtered-index-hint"} {
+		for _, f := range p.Prior(r) {
+			if name, _ := f.Evidence["index"].(string); strings.EqualFold(name, index) {
+				return &f
+			}
+		}
+	}
+	return nil
 }
 
 // sortOwnElapsed is the sort's own elapsed time on an actual plan with

@@ -38,7 +38,8 @@ var UnmatchedIndexes = &Rule{
 			"https://www.mssqltips.com/sqlservertip/6139/how-forced-parameterization-in-sql-server-affects-filtered-indexes/",
 		},
 	},
-	Run: runUnmatchedIndexes,
+	After: []string{"filtered-index-parameterized"},
+	Run:   runUnmatchedIndexes,
 }
 
 func runUnmatchedIndexes(p *Pass) {
@@ -80,6 +81,11 @@ func runUnmatchedIndexes(p *Pass) {
 		}
 		if !flag && len(names) > 0 {
 			ev["note"] = "UnmatchedIndexes element present without the Warnings flag"
+		}
+		if sev > Info && len(p.Prior("filtered-index-parameterized")) > 0 {
+			// one root cause: that finding names the parameter and the fix
+			sev = Info
+			msg += "; filtered-index-parameterized says which parameter and what to do"
 		}
 		p.Report(Finding{Severity: sev, Message: msg, Evidence: ev,
 			Fix: "use a dedicated statement with the literal filter predicate, or OPTION (RECOMPILE); not an index hint (error 8622)"})
