@@ -124,18 +124,7 @@ func reportEagerIndexSpool(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	sev := Info
 	ms, timed := elapsedMs(n)
 	if timed {
-		ev["elapsed_ms"] = ms
-		fmt.Fprintf(&b, "; the spool subtree took %s", seconds(ms))
-		if total, ok := planElapsedMs(q.QueryPlan); ok && total > 0 {
-			ev["statement_elapsed_ms"] = total
-			fmt.Fprintf(&b, " of the statement's %s", seconds(total))
-		}
-		switch {
-		case ms >= p.Param("error_ms"):
-			sev = Error
-		case ms >= p.Param("warn_ms"):
-			sev = Warning
-		}
+		sev = gradeByTime(p, q.QueryPlan, ms, "the spool subtree", true, ev, &b)
 	} else {
 		share := subtreeShare(q.QueryPlan, n)
 		ev["cost_share"] = round(share, 3)

@@ -155,14 +155,7 @@ func reportResidualJoinOr(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, or *plan.
 		nl.DisplayName(), strings.Join(texts, " OR "), count(outerRows), count(perExec), count(pairs), kind)
 	sev := Info
 	if ms, ok := elapsedMs(nl); ok {
-		ev["elapsed_ms"] = ms
-		fmt.Fprintf(&b, "; the join took %s", seconds(ms))
-		switch {
-		case ms >= p.Param("error_ms"):
-			sev = Error
-		case ms >= p.Param("warn_ms"):
-			sev = Warning
-		}
+		sev = gradeByTime(p, q.QueryPlan, ms, "the join", false, ev, &b)
 	} else {
 		switch {
 		case kind == "actual" && pairs >= p.Param("error_pairs"):

@@ -155,3 +155,24 @@ func priorOnSubtree(p *Pass, q plan.LabeledPlan, rule string, n *plan.RelOp, kee
 	}
 	return nil
 }
+
+// gradeByTime reports an operator's measured time in the message and
+// evidence ("; <what> took 1.2 s of the statement's 3.4 s") and grades it
+// by the rule's error_ms and warn_ms; withTotal adds the statement's time.
+func gradeByTime(p *Pass, q *plan.QueryPlan, ms float64, what string, withTotal bool, ev map[string]any, b *strings.Builder) Severity {
+	ev["elapsed_ms"] = ms
+	fmt.Fprintf(b, "; %s took %s", what, seconds(ms))
+	if withTotal {
+		if total, ok := planElapsedMs(q); ok && total > 0 {
+			ev["statement_elapsed_ms"] = total
+			fmt.Fprintf(b, " of the statement's %s", seconds(total))
+		}
+	}
+	switch {
+	case ms >= p.Param("error_ms"):
+		return Error
+	case ms >= p.Param("warn_ms"):
+		return Warning
+	}
+	return Info
+}

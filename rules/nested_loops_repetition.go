@@ -245,18 +245,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Find
 	}
 	sev := Info
 	if timed {
-		ev["elapsed_ms"] = ms
-		fmt.Fprintf(&b, "; the inner side took %s", seconds(ms))
-		if total, ok := planElapsedMs(q.QueryPlan); ok && total > 0 {
-			ev["statement_elapsed_ms"] = total
-			fmt.Fprintf(&b, " of the statement's %s", seconds(total))
-		}
-		switch {
-		case ms >= p.Param("error_ms"):
-			sev = Error
-		case ms >= p.Param("warn_ms"):
-			sev = Warning
-		}
+		sev = gradeByTime(p, q.QueryPlan, ms, "the inner side", true, ev, &b)
 	} else {
 		share := subtreeShare(q.QueryPlan, inner)
 		ev["cost_share"] = round(share, 3)
