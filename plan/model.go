@@ -369,13 +369,6 @@ type RelOp struct {
 	// Filter/Predicate, NestedLoops/Predicate, Hash ProbeResidual, ...
 	Predicate *Scalar
 
-	// Partitioning is Parallelism/@PartitioningType (Hash, Broadcast,
-	// RoundRobin, ...) of an exchange; "" elsewhere.
-	Partitioning string
-	// SpoolPrimary is Spool/@PrimaryNodeId: a secondary spool reader
-	// replays the rows of that spool. Zero when absent.
-	SpoolPrimary int
-
 	Warnings *Warnings
 	// UDFs are the scalar user-defined functions the operator's expressions
 	// call (UserDefinedFunction elements), in document order.

@@ -113,8 +113,6 @@ func (p *parser) operator(op *RelOp, se element) error {
 		}
 	}
 	switch name {
-	case "Parallelism":
-		op.Partitioning = p.str(attr(se, "PartitioningType"))
 	case "Sort":
 		op.Sort = &SortInfo{Distinct: attr(se, "Distinct").bool()}
 	case "TopSort":
@@ -125,7 +123,6 @@ func (p *parser) operator(op *RelOp, se element) error {
 		}
 	case "Spool":
 		op.Spool = &SpoolInfo{Stack: attr(se, "Stack").bool(), PrimaryNodeID: attr(se, "PrimaryNodeId").int()}
-		op.SpoolPrimary = op.Spool.PrimaryNodeID
 	case "Merge":
 		op.Merge = &MergeInfo{ManyToMany: attr(se, "ManyToMany").bool()}
 	}

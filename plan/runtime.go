@@ -62,7 +62,7 @@ func (rt *RunTime) MaxThreadRows() int64 {
 func (r *RelOp) RebindsInZone() bool {
 	child := r
 	for p := r.Parent; p != nil; child, p = p, p.Parent {
-		if p.IsExchange() || strings.HasSuffix(p.PhysicalOp, "Spool") && p.SpoolPrimary == 0 {
+		if p.IsExchange() || strings.HasSuffix(p.PhysicalOp, "Spool") && p.SpoolPrimaryID() == 0 {
 			return false // a spool replays what its input produced once per thread
 		}
 		if p.PhysicalOp == "Nested Loops" && len(p.Children) > 1 && p.Children[0] != child {
@@ -78,7 +78,7 @@ func (r *RelOp) RebindsInZone() bool {
 func (r *RelOp) Replicated() bool {
 	for n := r; ; n = n.Children[0] {
 		if n.IsExchange() {
-			return n.Partitioning == "Broadcast"
+			return n.Exchange != nil && n.Exchange.PartitioningType == "Broadcast"
 		}
 		if len(n.Children) != 1 {
 			return false // a join or a leaf starts a stream of its own
@@ -308,4 +308,13 @@ func (r *RelOp) EstimateSkew() (s RowSkew, ok bool) {
 	s.Under = a > e
 	s.Factor = max(a, e) / min(a, e)
 	return s, true
+}
+
+// SpoolPrimaryID is Spool/@PrimaryNodeId: a secondary spool reader replays
+// the rows of that spool. Zero for a primary spool and for other operators.
+func (r *RelOp) SpoolPrimaryID() int {
+	if r.Spool == nil {
+		return 0
+	}
+	return r.Spool.PrimaryNodeID
 }

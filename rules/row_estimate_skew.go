@@ -176,8 +176,8 @@ func skewInputs(q *plan.QueryPlan, n *plan.RelOp) []*plan.RelOp {
 		}
 		out = append(out, c)
 	}
-	if n.SpoolPrimary != 0 && len(n.Children) == 0 {
-		if prim := q.Node(n.SpoolPrimary); prim != nil && prim != n {
+	if id := n.SpoolPrimaryID(); id != 0 && len(n.Children) == 0 {
+		if prim := q.Node(id); prim != nil && prim != n {
 			add(prim, 0)
 		}
 	}

@@ -67,16 +67,6 @@ func runRowGoal(p *Pass) {
 	}
 }
 
-// rowGoalWork is the rows an operator processed over all executions: rows
-// read by a scan or seek when the plan says, else rows returned.
-func rowGoalWork(n *plan.RelOp) float64 {
-	rows, _ := rowsOut(n)
-	if n.RunTime != nil && n.RunTime.HasRowsRead && float64(n.RunTime.ActualRowsRead) > rows {
-		return float64(n.RunTime.ActualRowsRead)
-	}
-	return rows
-}
-
 func rowGoalFailed(p *Pass, n *plan.RelOp) bool {
 	if n.EstimateRowsWithoutRowGoal == nil || n.RunTime == nil || consumesAllInput(n) {
 		return false
@@ -88,7 +78,7 @@ func rowGoalFailed(p *Pass, n *plan.RelOp) bool {
 	if execs <= 0 {
 		return false
 	}
-	work := rowGoalWork(n)
+	work := rowsProcessed(n)
 	return work >= p.Param("min_rows") && work/execs >= p.Param("min_ratio")*maxf(n.EstimateRows, 1)
 }
 
@@ -122,7 +112,7 @@ func goalSetter(n *plan.RelOp) *plan.RelOp {
 
 func reportRowGoal(p *Pass, q *plan.QueryPlan, n *plan.RelOp) {
 	execs, _ := executions(n)
-	work := rowGoalWork(n)
+	work := rowsProcessed(n)
 	rows, _ := rowsOut(n)
 	readsMore := n.RunTime.HasRowsRead && float64(n.RunTime.ActualRowsRead) > rows
 	ev := map[string]any{

@@ -120,7 +120,7 @@ func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 	}
 
 	kind := "table variable"
-	if isParameterName(q, o.Table) {
+	if findParameter(q, o.Table) != nil {
 		kind = "table-valued parameter"
 	}
 	var msg strings.Builder
@@ -162,17 +162,6 @@ func tableVariableFix(s *plan.Statement, kind, name string) string {
 		fix += fmt.Sprintf("; the statement was compiled under cardinality model %d: at compatibility level 150+ (SQL Server 2019) table variable deferred compilation estimates from the actual row count", s.CEModelVersion)
 	}
 	return fix
-}
-
-// isParameterName reports whether name is one of the plan's parameters (a
-// table-valued parameter appears in the ParameterList).
-func isParameterName(q *plan.QueryPlan, name string) bool {
-	for _, prm := range q.Parameters {
-		if strings.EqualFold(prm.Name, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // rowsWord is "1 row" or "N rows" for an estimate.
