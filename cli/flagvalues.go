@@ -34,7 +34,7 @@ func (s *byteSize) Set(v string) error {
 		}
 	}
 	n, err := strconv.ParseFloat(text, 64)
-	if err != nil || !(n > 0) || n*float64(factor) > 1<<62 { // !(n > 0) also refuses NaN
+	if err != nil || !(n*float64(factor) >= 1) || n*float64(factor) > 1<<62 { // under one byte, and NaN, are refused
 		return fmt.Errorf("want a positive size such as 1048576, 500KB, 10MiB or 1GiB, not %q", v)
 	}
 	*s = byteSize(n * float64(factor))
