@@ -147,8 +147,9 @@ type mdUnit struct {
 // per matched statement its figures side by side, its shape and setting
 // changes and the operators whose figures changed, then the findings B
 // gained and lost with their fixes, all within MaxLength. What does not
-// fit is left out whole (findings first kept, then statements, operators
-// and lost findings) and counted in a note.
+// fit is left out whole and counted in a note: statements are kept first
+// (in at most half the room), then the findings B gained with their fixes,
+// then operator rows, then the findings B lost.
 func CompareMarkdown(w io.Writer, c *Comparison, opt CompareMarkdownOptions) error {
 	_, err := io.WriteString(w, compareMarkdownText(c, opt))
 	return err
@@ -190,7 +191,7 @@ func compareMarkdownText(c *Comparison, opt CompareMarkdownOptions) string {
 			text += fmt.Sprintf("\nOperators whose figures changed (%d more %s the same figures on both sides):\n", same, pluralWord(same, "has", "have"))
 		}
 		dep := len(units)
-		units = append(units, mdUnit{parts: []mdPart{{section(""), text}}, kind: "statements", prio: 2, dep: -1})
+		units = append(units, mdUnit{parts: []mdPart{{section(""), text}}, kind: "statements", prio: 0, dep: -1})
 		if len(rows) > 0 {
 			opSec := section(operatorTableHead(s))
 			for _, o := range rows {
@@ -201,10 +202,10 @@ func compareMarkdownText(c *Comparison, opt CompareMarkdownOptions) string {
 	if n := len(r.OnlyInA) + len(r.OnlyInB); n > 0 {
 		sec := section("\n### Statements on one side only\n\n")
 		for _, s := range r.OnlyInA {
-			units = append(units, mdUnit{parts: []mdPart{{sec, fmt.Sprintf("- only in A: batch %d stmt %d (%s)\n", s.Batch, s.StatementID, markdownCell(s.Type))}}, kind: "statements", prio: 2, dep: -1})
+			units = append(units, mdUnit{parts: []mdPart{{sec, fmt.Sprintf("- only in A: batch %d stmt %d (%s)\n", s.Batch, s.StatementID, markdownCell(s.Type))}}, kind: "statements", prio: 0, dep: -1})
 		}
 		for _, s := range r.OnlyInB {
-			units = append(units, mdUnit{parts: []mdPart{{sec, fmt.Sprintf("- only in B: batch %d stmt %d (%s)\n", s.Batch, s.StatementID, markdownCell(s.Type))}}, kind: "statements", prio: 2, dep: -1})
+			units = append(units, mdUnit{parts: []mdPart{{sec, fmt.Sprintf("- only in B: batch %d stmt %d (%s)\n", s.Batch, s.StatementID, markdownCell(s.Type))}}, kind: "statements", prio: 0, dep: -1})
 		}
 	}
 	findingUnits := func(title, kind string, f *File, xs []*Finding, prio int) {
@@ -221,8 +222,6 @@ func compareMarkdownText(c *Comparison, opt CompareMarkdownOptions) string {
 			units = append(units, u)
 		}
 	}
-	// Findings come after the statements in the comment but are kept
-	// first: what B gained is what the comparison is for.
 	findingUnits("Findings B gained", "gained findings", fb, gained, 1)
 	findingUnits("Findings B lost", "lost findings", fa, lost, 4)
 
@@ -272,7 +271,7 @@ func compareMarkdownText(c *Comparison, opt CompareMarkdownOptions) string {
 // heads and the truncation note (noteSize, given what is shown): by
 // priority, in order within one; once a unit of a kind does not fit, the
 // later ones of that kind are dropped too, so nothing is shown out of
-// order.
+// order. Lower priorities fill the room higher ones leave.
 func fitUnits(units []mdUnit, heads []string, budget int, noteSize func(shown, all map[string]int) int) []bool {
 	keep := make([]bool, len(units))
 	size := 0
@@ -313,6 +312,10 @@ func fitUnits(units []mdUnit, heads []string, budget int, noteSize func(shown, a
 	// The note is never longer than with every count at its total.
 	budget -= noteSize(all, all)
 	full := map[string]bool{}
+	// Statements come first but take at most half the room, so that a
+	// plan of many statements still shows the findings B gained.
+	room := map[string]int{"statements": budget / 2}
+	spent := map[string]int{}
 	maxPrio := 0
 	for _, u := range units {
 		maxPrio = max(maxPrio, u.prio)
@@ -323,11 +326,12 @@ func fitUnits(units []mdUnit, heads []string, budget int, noteSize func(shown, a
 				continue
 			}
 			n := cost(u)
-			if size+n > budget {
+			if r, capped := room[u.kind]; size+n > budget || capped && spent[u.kind]+n > r {
 				full[u.kind] = true
 				continue
 			}
 			size += n
+			spent[u.kind] += n
 			keep[i] = true
 			for _, p := range u.parts {
 				opened[p.section] = true
