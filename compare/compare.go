@@ -464,7 +464,11 @@ func operatorChanges(qa, qb *plan.QueryPlan) []Change {
 		}
 	}
 	if len(ja) != len(jb) {
-		out = append(out, Change{Kind: "operator-added", Detail: fmt.Sprintf("joins: %d → %d", len(ja), len(jb))})
+		kind := "operator-added"
+		if len(jb) < len(ja) {
+			kind = "operator-removed"
+		}
+		out = append(out, Change{Kind: kind, Detail: fmt.Sprintf("joins: %d → %d", len(ja), len(jb))})
 	}
 	return out
 }

@@ -71,6 +71,16 @@ func TestQueueFixturePairs(t *testing.T) {
 			goneRules: []string{"unmatched-indexes", "residual-sort"},
 		},
 		{
+			// The status-only index needs a lookup join the filtered one does not.
+			a: "status-index.sqlplan", b: "literal.sqlplan",
+			want: map[string]string{
+				"operator-removed": "joins: 1 → 0",
+				"sort-removed":     "Sort (TopN Sort): 1 → 0",
+			},
+			absent:    []string{"sort-added", "join-type"},
+			goneRules: []string{"key-lookup", "residual-sort"},
+		},
+		{
 			a: "param.sqlplan", b: "param-actual.sqlplan",
 			absent:   []string{"access-path", "sort-added", "sort-removed", "operator-added", "operator-removed"},
 			newRules: []string{"spill", "row-estimate-skew"}, // the actual plan's sort spilled 5,208 pages
