@@ -113,6 +113,7 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 		files[i] = locatedFile(path, doc, fs)
 	}
 	c := &report.Comparison{Version: Version(), Result: compare.Documents(sides[0], sides[1]), A: files[0], B: files[1]}
+	summarized := false
 	render := func(w io.Writer, format string, toFile bool) error {
 		switch format {
 		case "json":
@@ -120,8 +121,12 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 		case "markdown":
 			return report.CompareMarkdown(w, c, report.CompareMarkdownOptions{BaseDir: baseDir, NoRedact: !redact})
 		case "github":
-			return report.CompareGitHub(w, c, report.GitHubOptions{BaseDir: baseDir, NoRedact: !redact,
-				SummaryPath: env.Getenv("GITHUB_STEP_SUMMARY")})
+			summary := env.Getenv("GITHUB_STEP_SUMMARY")
+			if summarized {
+				summary = "" // stdout and --output github=PATH append it once
+			}
+			summarized = true
+			return report.CompareGitHub(w, c, report.GitHubOptions{BaseDir: baseDir, NoRedact: !redact, SummaryPath: summary})
 		}
 		return report.CompareText(w, c.Result, report.TextOptions{Color: colored && !toFile})
 	}

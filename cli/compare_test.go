@@ -151,13 +151,17 @@ func TestCompareOutputs(t *testing.T) {
 	md, js, txt := filepath.Join(dir, "c.md"), filepath.Join(dir, "c.json"), filepath.Join(dir, "c.txt")
 	summary := filepath.Join(dir, "summary.md")
 	vars := map[string]string{"GITHUB_STEP_SUMMARY": summary}
+	gh := filepath.Join(dir, "c.github")
 	out, errOut, code := runIn(t, root, vars, "compare", "--color", "always", "--format", "github",
-		"--output", "markdown="+md, "--output", "json="+js, "--output", "text="+txt, a, b)
+		"--output", "markdown="+md, "--output", "json="+js, "--output", "text="+txt, "--output", "github="+gh, a, b)
 	if code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.HasPrefix(out, "::warning file=fixtures/queue/param-actual.sqlplan,line=25,") {
 		t.Errorf("annotations not at B's location:\n%s", out)
+	}
+	if ann, err := os.ReadFile(gh); err != nil || string(ann) != out {
+		t.Errorf("--output github= differs from stdout (%v):\n%s", err, ann)
 	}
 	for path, args := range map[string][]string{
 		md:  {"--format", "markdown"},
@@ -179,7 +183,7 @@ func TestCompareOutputs(t *testing.T) {
 	}
 	mdOut, _ := os.ReadFile(md)
 	if string(sum) != string(mdOut) {
-		t.Errorf("job summary is not the Markdown comparison:\n%s", sum)
+		t.Errorf("job summary is not the Markdown comparison once:\n%s", sum)
 	}
 
 	// param.sqlplan compiled for @Status = 7: a parameter-value change.
