@@ -292,3 +292,47 @@ func TestCompareGitHub(t *testing.T) {
 		t.Errorf("no closing notice:\n%s", out)
 	}
 }
+
+// FuzzCompareMarkdown: whatever names and messages the plans hold, the
+// comparison starts with its marker, keeps within a limit that has room
+// for its summary, and every operator and finding row has its columns.
+func FuzzCompareMarkdown(f *testing.F) {
+	f.Add("dbo.Work.IX_Work_Pending", "access-path dbo.Work: a → b", "Key Lookup on dbo.Work", 65000)
+	f.Add("dbo.[a|b]", "x\n| --- |\r\n", "`|`\\|@x <b>", 5000)
+	f.Fuzz(func(t *testing.T, object, detail, message string, limit int) {
+		if limit < 4000 || limit > 1<<20 {
+			limit = 4000 + (limit%60000+60000)%60000
+		}
+		c := bigComparison(30)
+		for i := range c.Result.Statements[0].Operators {
+			c.Result.Statements[0].Operators[i].Object = object
+		}
+		c.Result.Statements[0].Changes = []compare.Change{{Kind: "access-path", Detail: detail}}
+		for _, x := range c.B.Findings {
+			x.Message = message
+		}
+		out := renderCompareMarkdown(t, c, CompareMarkdownOptions{MaxLength: limit})
+		if !strings.HasPrefix(out, CompareMarkdownMarker+"\n") {
+			t.Fatalf("no marker first: %.80q", out)
+		}
+		if len(out) > limit {
+			t.Fatalf("%d bytes over the limit %d", len(out), limit)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			cols := 0
+			if strings.HasPrefix(line, "| ") {
+				cols = strings.Count(strings.ReplaceAll(line, `\|`, ""), "|")
+			}
+			switch {
+			case strings.HasPrefix(line, "| ") && strings.Contains(line, " → ") && strings.Contains(line, "Index Seek"):
+				if cols != 7 {
+					t.Fatalf("operator row with %d pipes: %q", cols, line)
+				}
+			case strings.HasPrefix(line, "| [PL") || strings.HasPrefix(line, "| info |") || strings.HasPrefix(line, "| warning |") || strings.HasPrefix(line, "| **error** |"):
+				if cols != 6 {
+					t.Fatalf("finding row with %d pipes: %q", cols, line)
+				}
+			}
+		}
+	})
+}
