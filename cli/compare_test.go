@@ -186,6 +186,11 @@ func TestCompareOutputs(t *testing.T) {
 		t.Errorf("job summary is not the Markdown comparison once:\n%s", sum)
 	}
 
+	missing := filepath.Join(dir, "no-such-dir", "c.md")
+	if _, errOut, code := runIn(t, root, nil, "compare", "--output", "markdown="+missing, a, a); code != ExitError || !strings.Contains(errOut, "--output markdown="+missing) {
+		t.Errorf("unwritable --output: exit %d, stderr %q", code, errOut)
+	}
+
 	// param.sqlplan compiled for @Status = 7: a parameter-value change.
 	src, err := os.ReadFile(a)
 	if err != nil {

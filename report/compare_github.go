@@ -8,6 +8,9 @@ import "io"
 // Markdown comparison is appended to that file, within SummaryLimit.
 // Findings B lost are in the summary only: they need no annotation.
 func CompareGitHub(w io.Writer, c *Comparison, opt GitHubOptions) error {
+	if c == nil || c.Result == nil {
+		return errNoComparison
+	}
 	fb, gained := c.gained()
 	f := &File{Path: fb.Path, Statements: fb.Statements, Findings: gained, Plans: fb.Plans}
 	annotations := opt

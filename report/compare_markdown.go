@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -112,6 +113,8 @@ func RedactedComparison(c *Comparison) *Comparison {
 	return out
 }
 
+var errNoComparison = errors.New("no comparison to render")
+
 // CompareMarkdownOptions control the Markdown comparison.
 type CompareMarkdownOptions struct {
 	// BaseDir is what file paths are made relative to; "" means the
@@ -151,6 +154,9 @@ type mdUnit struct {
 // (in at most half the room), then the findings B gained with their fixes,
 // then operator rows, then the findings B lost.
 func CompareMarkdown(w io.Writer, c *Comparison, opt CompareMarkdownOptions) error {
+	if c == nil || c.Result == nil {
+		return errNoComparison
+	}
 	_, err := io.WriteString(w, compareMarkdownText(c, opt))
 	return err
 }

@@ -115,6 +115,17 @@ func TestCompareMarkdownRedaction(t *testing.T) {
 	}
 }
 
+func TestCompareRenderersRefuseNothing(t *testing.T) {
+	for _, c := range []*Comparison{nil, {Version: "x"}} {
+		if err := CompareMarkdown(&bytes.Buffer{}, c, CompareMarkdownOptions{}); err == nil {
+			t.Errorf("markdown of %+v: no error", c)
+		}
+		if err := CompareGitHub(&bytes.Buffer{}, c, GitHubOptions{}); err == nil {
+			t.Errorf("github of %+v: no error", c)
+		}
+	}
+}
+
 // bigComparison has n gained findings with fixes, n lost ones and a
 // statement with n changed operators.
 func bigComparison(n int) *Comparison {
