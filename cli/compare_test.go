@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,8 +37,13 @@ func TestCompareGolden(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr %s", code, c.want, errOut)
 			}
 			golden(t, "compare/"+c.name+".txt", out)
-			js, _, _ := run(t, "", append(append(args, "--format", "json"), c.a, c.b)...)
-			golden(t, "compare/"+c.name+".json", js)
+			for _, f := range []struct{ format, ext string }{{"json", ".json"}, {"markdown", ".md"}, {"github", ".github"}} {
+				got, errOut, code := run(t, "", append(append(args, "--format", f.format), c.a, c.b)...)
+				if code != c.want {
+					t.Errorf("--format %s: exit %d, want %d; stderr %s", f.format, code, c.want, errOut)
+				}
+				golden(t, "compare/"+c.name+f.ext, strings.ReplaceAll(got, "planlint "+Version(), "planlint VERSION"))
+			}
 		})
 	}
 }
@@ -45,18 +51,32 @@ func TestCompareGolden(t *testing.T) {
 func TestCompareCorpusGolden(t *testing.T) {
 	dir := sharedtest.Require(t, "corpus/plans")
 	inRoot(t)
-	pairs := [][3]string{
-		{"corpus-key-vs-rid-lookup", "hqp__test_plans__KeyLookup.sqlplan", "hqp__test_plans__rid_lookup.sqlplan"},
-		{"corpus-estimated-vs-actual", "hqp__test_plans__adaptive_join_estimated.sqlplan", "hqp__test_plans__adaptive_join.sqlplan"},
+	pairs := []struct {
+		name, a, b string
+		markdown   bool
+	}{
+		{"corpus-key-vs-rid-lookup", "hqp__test_plans__KeyLookup.sqlplan", "hqp__test_plans__rid_lookup.sqlplan", false},
+		{"corpus-estimated-vs-actual", "hqp__test_plans__adaptive_join_estimated.sqlplan", "hqp__test_plans__adaptive_join.sqlplan", false},
+		// A varchar parameter sent as nvarchar: a compiled value and an
+		// implicit conversion that the shared formats mask.
+		{"corpus-implicit-conversion", "planlab__results__01-implicit-conversion-fast.sqlplan", "planlab__results__01-implicit-conversion-slow.sqlplan", true},
+		{"corpus-key-lookup-tipping", "planlab__results__05-key-lookup-tipping-fast.sqlplan", "planlab__results__05-key-lookup-tipping-slow.sqlplan", true},
 	}
 	for _, p := range pairs {
-		a, b := filepath.Join(dir, p[1]), filepath.Join(dir, p[2])
-		out, errOut, code := run(t, "", "compare", "--color", "never", "--fail-on", "none", a, b)
-		if code != ExitOK {
-			t.Fatalf("%s: exit %d: %s", p[0], code, errOut)
+		a, b := filepath.Join(dir, p.a), filepath.Join(dir, p.b)
+		formats := []string{"text"}
+		if p.markdown {
+			formats = append(formats, "markdown", "github")
 		}
-		out = strings.ReplaceAll(out, dir+string(filepath.Separator), "corpus/plans/")
-		golden(t, "compare/"+p[0]+".txt", out)
+		for _, format := range formats {
+			out, errOut, code := run(t, "", "compare", "--color", "never", "--fail-on", "none", "--root", dir, "--format", format, a, b)
+			if code != ExitOK {
+				t.Fatalf("%s: exit %d: %s", p.name, code, errOut)
+			}
+			out = strings.ReplaceAll(out, dir+string(filepath.Separator), "corpus/plans/")
+			out = strings.ReplaceAll(out, "planlint "+Version(), "planlint VERSION")
+			golden(t, "compare/"+p.name+map[string]string{"text": ".txt", "markdown": ".md", "github": ".github"}[format], out)
+		}
 	}
 }
 
@@ -70,6 +90,138 @@ func TestCompareErrors(t *testing.T) {
 		_, errOut, code := run(t, "", args...)
 		if code != ExitError || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestCompareExitCodes: 1 when B gains a finding at or above --fail-on,
+// whatever the format; 0 below it or with none; 2 on bad input or usage.
+func TestCompareExitCodes(t *testing.T) {
+	inRoot(t)
+	q := "fixtures/queue/"
+	// param-actual gains an error (row-estimate-skew) and a warning (spill)
+	// over param; literal against itself gains nothing.
+	tests := []struct {
+		name string
+		args []string
+		want int
+		err  string
+	}{
+		{"gains an error", []string{q + "param.sqlplan", q + "param-actual.sqlplan"}, ExitFindings, ""},
+		{"fail-on none", []string{"--fail-on", "none", q + "param.sqlplan", q + "param-actual.sqlplan"}, ExitOK, ""},
+		{"fail-on warning, markdown", []string{"--fail-on", "warning", "--format", "markdown", q + "param.sqlplan", q + "param-actual.sqlplan"}, ExitFindings, ""},
+		{"fail-on error, github", []string{"--format", "github", q + "param.sqlplan", q + "param-actual.sqlplan"}, ExitFindings, ""},
+		{"loses findings only", []string{q + "param-actual.sqlplan", q + "param.sqlplan"}, ExitOK, ""},
+		{"gains nothing", []string{"--fail-on", "info", q + "literal.sqlplan", q + "literal.sqlplan"}, ExitOK, ""},
+		{"missing A", []string{"--format", "markdown", "nofile", q + "param.sqlplan"}, ExitError, "planlint: nofile: no such file\n"},
+		{"missing B", []string{q + "param.sqlplan", "nofile"}, ExitError, "planlint: nofile: no such file\n"},
+		{"B not a plan", []string{"--format", "github", q + "param.sqlplan", "fixtures/bad/garbage.sqlplan"}, ExitError, "fixtures/bad/garbage.sqlplan"},
+		{"directory", []string{q + "param.sqlplan", q}, ExitError, "is a directory"},
+		{"bad format", []string{"--format", "sarif", q + "param.sqlplan", q + "param.sqlplan"}, ExitError, "--format must be one of text, json, markdown, github"},
+		{"bad output", []string{"--output", "html=x.html", q + "param.sqlplan", q + "param.sqlplan"}, ExitError, "want FORMAT=PATH with FORMAT one of text, json, markdown, github"},
+		{"output to stdout", []string{"--output", "markdown=-", q + "param.sqlplan", q + "param.sqlplan"}, ExitError, "standard output takes --format markdown"},
+		{"bad fail-on", []string{"--fail-on", "sometimes", q + "param.sqlplan", q + "param.sqlplan"}, ExitError, "sometimes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append([]string{"compare"}, tt.args...)...)
+			if code != tt.want {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.want, errOut)
+			}
+			if tt.err != "" && !strings.Contains(errOut, tt.err) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.err)
+			}
+			if strings.Count(errOut, "no such file") > 1 {
+				t.Errorf("the error is said twice: %q", errOut)
+			}
+			if tt.want == ExitError && out != "" {
+				t.Errorf("output on bad input: %.200q", out)
+			}
+		})
+	}
+}
+
+// TestCompareOutputs: --output writes what --format prints, uncoloured;
+// --format github appends the Markdown comparison to the job summary;
+// --no-redact keeps the compiled values the shared formats mask.
+func TestCompareOutputs(t *testing.T) {
+	root := sharedtest.Root()
+	dir := t.TempDir()
+	a, b := filepath.Join(root, "fixtures/queue/param.sqlplan"), filepath.Join(root, "fixtures/queue/param-actual.sqlplan")
+	md, js, txt := filepath.Join(dir, "c.md"), filepath.Join(dir, "c.json"), filepath.Join(dir, "c.txt")
+	summary := filepath.Join(dir, "summary.md")
+	vars := map[string]string{"GITHUB_STEP_SUMMARY": summary}
+	gh := filepath.Join(dir, "c.github")
+	out, errOut, code := runIn(t, root, vars, "compare", "--color", "always", "--format", "github",
+		"--output", "markdown="+md, "--output", "json="+js, "--output", "text="+txt, "--output", "github="+gh, a, b)
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "::warning file=fixtures/queue/param-actual.sqlplan,line=25,") {
+		t.Errorf("annotations not at B's location:\n%s", out)
+	}
+	if ann, err := os.ReadFile(gh); err != nil || string(ann) != out {
+		t.Errorf("--output github= differs from stdout (%v):\n%s", err, ann)
+	}
+	for path, args := range map[string][]string{
+		md:  {"--format", "markdown"},
+		js:  {"--format", "json"},
+		txt: {"--color", "never"},
+	} {
+		want, _, _ := runIn(t, root, nil, append(append([]string{"compare"}, args...), a, b)...)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s differs from stdout of %v:\n%s\n---\n%s", filepath.Base(path), args, got, want)
+		}
+	}
+	sum, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdOut, _ := os.ReadFile(md)
+	if string(sum) != string(mdOut) {
+		t.Errorf("job summary is not the Markdown comparison once:\n%s", sum)
+	}
+
+	missing := filepath.Join(dir, "no-such-dir", "c.md")
+	if _, errOut, code := runIn(t, root, nil, "compare", "--output", "markdown="+missing, a, a); code != ExitError || !strings.Contains(errOut, "--output markdown="+missing) {
+		t.Errorf("unwritable --output: exit %d, stderr %q", code, errOut)
+	}
+
+	// param.sqlplan compiled for @Status = 7: a parameter-value change.
+	src, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seven := filepath.Join(dir, "seven.sqlplan")
+	if err := os.WriteFile(seven, []byte(strings.Replace(string(src), `ParameterCompiledValue="(0)"`, `ParameterCompiledValue="(7)"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"markdown", "github"} {
+		// What each run prints, with the job summary it writes.
+		compared := func(extra ...string) string {
+			if err := os.WriteFile(summary, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _, _ := runIn(t, root, vars, append(append([]string{"compare", "--fail-on", "none", "--format", format}, extra...), a, seven)...)
+			sum, err := os.ReadFile(summary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out + string(sum)
+		}
+		redacted, kept := compared(), compared("--no-redact")
+		if strings.Contains(redacted, "(0) →") || strings.Contains(redacted, "(7)") {
+			t.Errorf("%s: compiled values shown without --no-redact:\n%s", format, redacted)
+		}
+		if !strings.Contains(redacted, "@&#8203;Status compiled for ? → ?") {
+			t.Errorf("%s: no masked parameter-value change:\n%s", format, redacted)
+		}
+		if !strings.Contains(kept, "@&#8203;Status compiled for (0) → (7)") {
+			t.Errorf("%s --no-redact: compiled values masked:\n%s", format, kept)
 		}
 	}
 }

@@ -22,6 +22,8 @@ func TestCommandLineRoughEdges(t *testing.T) {
 		{name: "rules --markdown lists the rules as Markdown", args: []string{"rules", "--markdown"}, out: "| Code | Name | Highest severity |"},
 		{name: "completion with an unknown shell fails", args: []string{"completion", "tcsh"}, code: ExitError, err: `unknown shell "tcsh"`},
 		{name: "completion of --format", args: []string{"__complete", "check", "--format", ""}, out: "sarif\ngithub\nmarkdown"},
+		{name: "completion of compare --format", args: []string{"__complete", "compare", "--format", ""}, out: "text\njson\nmarkdown\ngithub\n:4"},
+		{name: "completion of compare --fail-on", args: []string{"__complete", "compare", "--fail-on", ""}, out: "error\nwarning\ninfo\nnone"},
 		{name: "completion of --fail-on", args: []string{"__complete", "check", "--fail-on", ""}, out: "error\nwarning\ninfo\nnone"},
 		{name: "completion of --color", args: []string{"__complete", "check", "--color", ""}, out: "auto\nalways\nnever"},
 		{name: "--jobs -1", args: []string{"check", "--jobs", "-1", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "--jobs must be 0"},

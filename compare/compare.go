@@ -91,6 +91,18 @@ type Change struct {
 	// parameter-value.
 	Kind   string `json:"kind"`
 	Detail string `json:"detail"`
+	// Parameter, ValueA and ValueB are set on a parameter-value change:
+	// the parameter and its compiled value on each side ("" for none),
+	// so that shared outputs can mask the values.
+	Parameter string `json:"parameter,omitempty"`
+	ValueA    string `json:"value_a,omitempty"`
+	ValueB    string `json:"value_b,omitempty"`
+}
+
+// ParameterDetail is a parameter-value change's detail with the given
+// values.
+func ParameterDetail(name, a, b string) string {
+	return fmt.Sprintf("%s compiled for %s → %s", name, orNone(a), orNone(b))
 }
 
 // OperatorDiff pairs an operator of A with one of B (either may be absent).
@@ -125,6 +137,11 @@ type FindingsDiff struct {
 	New  []rules.Finding `json:"new"`
 	Gone []rules.Finding `json:"gone"`
 	Kept int             `json:"kept"`
+	// NewAt and GoneAt are the indexes of New in B's findings and of Gone
+	// in A's, as the Sides gave them: renderers find the located report
+	// findings there.
+	NewAt  []int `json:"-"`
+	GoneAt []int `json:"-"`
 }
 
 // Documents compares two analysed documents.
@@ -296,11 +313,11 @@ func settingChanges(a, b *plan.Statement, qa, qb *plan.QueryPlan) []Change {
 			if la[i].Name == "ARITHABORT" {
 				detail += ": a different plan-cache entry (SSMS runs ARITHABORT ON, application drivers OFF), so the two plans may not be the one the application gets"
 			}
-			out = append(out, Change{"set-option", detail})
+			out = append(out, Change{Kind: "set-option", Detail: detail})
 		}
 	}
 	if a.ParameterizationType != b.ParameterizationType && a.ParameterizationType != plan.ParamUnknown && b.ParameterizationType != plan.ParamUnknown {
-		out = append(out, Change{"parameterization", fmt.Sprintf("parameterization %s → %s", a.ParameterizationType, b.ParameterizationType)})
+		out = append(out, Change{Kind: "parameterization", Detail: fmt.Sprintf("parameterization %s → %s", a.ParameterizationType, b.ParameterizationType)})
 	}
 	for _, pa := range qa.Parameters {
 		for _, pb := range qb.Parameters {
@@ -308,7 +325,8 @@ func settingChanges(a, b *plan.Statement, qa, qb *plan.QueryPlan) []Change {
 				continue
 			}
 			if pa.CompiledValue != pb.CompiledValue {
-				out = append(out, Change{"parameter-value", fmt.Sprintf("%s compiled for %s → %s", pa.Name, orNone(pa.CompiledValue), orNone(pb.CompiledValue))})
+				out = append(out, Change{Kind: "parameter-value", Detail: ParameterDetail(pa.Name, pa.CompiledValue, pb.CompiledValue),
+					Parameter: pa.Name, ValueA: pa.CompiledValue, ValueB: pb.CompiledValue})
 			}
 		}
 	}
@@ -352,14 +370,14 @@ func accessChanges(qa, qb *plan.QueryPlan) []Change {
 		a, b := strings.Join(ma[t], " + "), strings.Join(mb[t], " + ")
 		switch {
 		case len(mb[t]) == 0:
-			out = append(out, Change{"access-path", fmt.Sprintf("%s is no longer read (was %s)", name, a)})
+			out = append(out, Change{Kind: "access-path", Detail: fmt.Sprintf("%s is no longer read (was %s)", name, a)})
 		case a != b:
-			out = append(out, Change{"access-path", fmt.Sprintf("%s: %s → %s", name, a, b)})
+			out = append(out, Change{Kind: "access-path", Detail: fmt.Sprintf("%s: %s → %s", name, a, b)})
 		}
 	}
 	for _, name := range orderB {
 		if t := strings.ToLower(name); len(ma[t]) == 0 {
-			out = append(out, Change{"access-path", fmt.Sprintf("%s is now read with %s", name, strings.Join(mb[t], " + "))})
+			out = append(out, Change{Kind: "access-path", Detail: fmt.Sprintf("%s is now read with %s", name, strings.Join(mb[t], " + "))})
 		}
 	}
 	return out
@@ -428,7 +446,7 @@ func operatorChanges(qa, qb *plan.QueryPlan) []Change {
 		default:
 			continue
 		}
-		out = append(out, Change{kind, fmt.Sprintf("%s: %d → %d", k, a, b)})
+		out = append(out, Change{Kind: kind, Detail: fmt.Sprintf("%s: %d → %d", k, a, b)})
 	}
 	joins := func(q *plan.QueryPlan) []*plan.RelOp {
 		var js []*plan.RelOp
@@ -442,11 +460,15 @@ func operatorChanges(qa, qb *plan.QueryPlan) []Change {
 	ja, jb := joins(qa), joins(qb)
 	for i := 0; i < len(ja) && i < len(jb); i++ {
 		if ja[i].PhysicalOp != jb[i].PhysicalOp {
-			out = append(out, Change{"join-type", fmt.Sprintf("join %d (%s, node %d → node %d): %s → %s", i+1, ja[i].LogicalOp, ja[i].NodeID, jb[i].NodeID, ja[i].PhysicalOp, jb[i].PhysicalOp)})
+			out = append(out, Change{Kind: "join-type", Detail: fmt.Sprintf("join %d (%s, node %d → node %d): %s → %s", i+1, ja[i].LogicalOp, ja[i].NodeID, jb[i].NodeID, ja[i].PhysicalOp, jb[i].PhysicalOp)})
 		}
 	}
 	if len(ja) != len(jb) {
-		out = append(out, Change{"operator-added", fmt.Sprintf("joins: %d → %d", len(ja), len(jb))})
+		kind := "operator-added"
+		if len(jb) < len(ja) {
+			kind = "operator-removed"
+		}
+		out = append(out, Change{Kind: kind, Detail: fmt.Sprintf("joins: %d → %d", len(ja), len(jb))})
 	}
 	return out
 }
@@ -581,7 +603,7 @@ func diffFindings(a, b Side, pairs []pair) FindingsDiff {
 		countA[key(f, keyA, planA, "a")]++
 	}
 	var d FindingsDiff
-	for _, f := range b.Findings {
+	for i, f := range b.Findings {
 		k := key(f, keyB, planB, "b")
 		if countA[k] > 0 {
 			countA[k]--
@@ -589,18 +611,20 @@ func diffFindings(a, b Side, pairs []pair) FindingsDiff {
 			continue
 		}
 		d.New = append(d.New, f)
+		d.NewAt = append(d.NewAt, i)
 	}
 	countB := map[string]int{}
 	for _, f := range b.Findings {
 		countB[key(f, keyB, planB, "b")]++
 	}
-	for _, f := range a.Findings {
+	for i, f := range a.Findings {
 		k := key(f, keyA, planA, "a")
 		if countB[k] > 0 {
 			countB[k]--
 			continue
 		}
 		d.Gone = append(d.Gone, f)
+		d.GoneAt = append(d.GoneAt, i)
 	}
 	return d
 }

@@ -71,6 +71,16 @@ func TestQueueFixturePairs(t *testing.T) {
 			goneRules: []string{"unmatched-indexes", "residual-sort"},
 		},
 		{
+			// The status-only index needs a lookup join the filtered one does not.
+			a: "status-index.sqlplan", b: "literal.sqlplan",
+			want: map[string]string{
+				"operator-removed": "joins: 1 → 0",
+				"sort-removed":     "Sort (TopN Sort): 1 → 0",
+			},
+			absent:    []string{"sort-added", "join-type"},
+			goneRules: []string{"key-lookup", "residual-sort"},
+		},
+		{
 			a: "param.sqlplan", b: "param-actual.sqlplan",
 			absent:   []string{"access-path", "sort-added", "sort-removed", "operator-added", "operator-removed"},
 			newRules: []string{"spill", "row-estimate-skew"}, // the actual plan's sort spilled 5,208 pages
@@ -159,6 +169,8 @@ type stmt struct {
 	text, hash  string
 	table, opts string
 	noPlan      bool
+	// compiled, when set, is the compiled value of a parameter @P.
+	compiled string
 }
 
 func synthetic(t *testing.T, stmts ...stmt) *plan.Document {
@@ -176,7 +188,11 @@ func synthetic(t *testing.T, stmts ...stmt) *plan.Document {
 		}
 		if !s.noPlan {
 			fmt.Fprintf(&b, `<QueryPlan><RelOp NodeId="0" PhysicalOp="Table Scan" LogicalOp="Table Scan" EstimateRows="10" EstimatedTotalSubtreeCost="1" EstimateCPU="0.5" EstimateIO="0.5">`+
-				`<OutputList/><TableScan Ordered="0"><Object Database="[D]" Schema="[dbo]" Table="[%s]"/></TableScan></RelOp></QueryPlan>`, s.table)
+				`<OutputList/><TableScan Ordered="0"><Object Database="[D]" Schema="[dbo]" Table="[%s]"/></TableScan></RelOp>`, s.table)
+			if s.compiled != "" {
+				fmt.Fprintf(&b, `<ParameterList><ColumnReference Column="@P" ParameterDataType="varchar(20)" ParameterCompiledValue="%s"/></ParameterList>`, s.compiled)
+			}
+			b.WriteString(`</QueryPlan>`)
 		}
 		b.WriteString(`</StmtSimple>`)
 	}
@@ -304,6 +320,71 @@ func TestActualTotals(t *testing.T) {
 		}
 		if o.Operator == "Sort (TopN Sort)" && o.LogicalReadsB != nil {
 			t.Errorf("a sort reads no pages of a table: %v", *o.LogicalReadsB)
+		}
+	}
+}
+
+// TestParameterValueChange: a compiled value that differs is a change
+// that carries the parameter and both values apart from its detail, so
+// shared outputs can mask them.
+func TestParameterValueChange(t *testing.T) {
+	a := synthetic(t, stmt{id: 1, text: "q", table: "Work", compiled: "&apos;ACCT-1&apos;"})
+	b := synthetic(t, stmt{id: 1, text: "q", table: "Work", compiled: "N&apos;ACCT-1&apos;"})
+	r := Documents(Side{Name: "a", Document: a}, Side{Name: "b", Document: b})
+	var got []Change
+	for _, c := range r.Statements[0].Changes {
+		if c.Kind == "parameter-value" {
+			got = append(got, c)
+		}
+	}
+	want := Change{Kind: "parameter-value", Detail: "@P compiled for 'ACCT-1' → N'ACCT-1'", Parameter: "@P", ValueA: "'ACCT-1'", ValueB: "N'ACCT-1'"}
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("parameter-value changes %+v, want [%+v]", got, want)
+	}
+	if same := Documents(Side{Name: "a", Document: a}, Side{Name: "a", Document: a}); len(same.Statements[0].Changes) != 0 {
+		t.Errorf("the same compiled value is a change: %+v", same.Statements[0].Changes)
+	}
+}
+
+// TestObjectNamesKeepTheirCase: tables are matched without case but shown
+// as each plan writes them (dbo.Work, not dbo.work).
+func TestObjectNamesKeepTheirCase(t *testing.T) {
+	a := synthetic(t, stmt{id: 1, text: "q", table: "Work"})
+	b := synthetic(t, stmt{id: 1, text: "q", table: "WORK"})
+	r := Documents(Side{Name: "a", Document: a}, Side{Name: "b", Document: b})
+	ops := r.Statements[0].Operators
+	if len(ops) != 1 || ops[0].NodeA == nil || ops[0].NodeB == nil {
+		t.Fatalf("the scans of dbo.Work and dbo.WORK must pair: %+v", ops)
+	}
+	if ops[0].Object != "dbo.Work" {
+		t.Errorf("object %q, want dbo.Work as plan A writes it", ops[0].Object)
+	}
+	if c := r.Statements[0].Changes; len(c) != 0 {
+		t.Errorf("a table named in another case is no access-path change: %+v", c)
+	}
+	gone := synthetic(t, stmt{id: 1, text: "q", table: "Archive"})
+	r = Documents(Side{Name: "a", Document: a}, Side{Name: "b", Document: gone})
+	if got := kinds(r.Statements[0].Changes)["access-path"]; len(got) == 0 || !strings.HasPrefix(got[0], "dbo.Work is no longer read") {
+		t.Errorf("access-path changes %q, want dbo.Work in the plan's case", got)
+	}
+}
+
+// TestFindingIndexes: NewAt and GoneAt point at the findings of B and A
+// that New and Gone hold, for renderers that locate them.
+func TestFindingIndexes(t *testing.T) {
+	a, b := fixture(t, "literal.sqlplan"), fixture(t, "param-actual.sqlplan")
+	r := Documents(a, b)
+	if len(r.Findings.New) == 0 || len(r.Findings.NewAt) != len(r.Findings.New) || len(r.Findings.GoneAt) != len(r.Findings.Gone) {
+		t.Fatalf("new %d at %v, gone %d at %v", len(r.Findings.New), r.Findings.NewAt, len(r.Findings.Gone), r.Findings.GoneAt)
+	}
+	for i, at := range r.Findings.NewAt {
+		if fmt.Sprint(b.Findings[at]) != fmt.Sprint(r.Findings.New[i]) {
+			t.Errorf("NewAt[%d] = %d: %s, want %s", i, at, b.Findings[at].Rule, r.Findings.New[i].Rule)
+		}
+	}
+	for i, at := range r.Findings.GoneAt {
+		if fmt.Sprint(a.Findings[at]) != fmt.Sprint(r.Findings.Gone[i]) {
+			t.Errorf("GoneAt[%d] = %d: %s, want %s", i, at, a.Findings[at].Rule, r.Findings.Gone[i].Rule)
 		}
 	}
 }

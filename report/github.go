@@ -216,11 +216,16 @@ func appendSummary(path string, r *Report, opt GitHubOptions) error {
 	if err != nil {
 		return err
 	}
+	return appendText(path, b.String())
+}
+
+// appendText appends text to the job summary file.
+func appendText(path, text string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("job summary: %w", err)
 	}
-	if _, err := io.WriteString(f, b.String()); err != nil {
+	if _, err := io.WriteString(f, text); err != nil {
 		f.Close()
 		return fmt.Errorf("job summary %s: %w", path, err)
 	}
