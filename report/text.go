@@ -162,6 +162,9 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 	if note := hiddenNote(r, opt.MinSeverity); note != "" {
 		summary += "; " + note
 	}
+	if note := suppressedNote(r); note != "" {
+		summary += "; " + note
+	}
 	if printed {
 		ew.printf("\n")
 	}
