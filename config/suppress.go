@@ -216,7 +216,7 @@ func (c *Config) SuppressionMatchesPath(s *Suppression, p string) bool {
 }
 
 // SuppressionFiles lists the files an entry's paths could match: the
-// regular files below Dir that its paths match, that accept (given the
+// regular files (and symbolic links) below Dir that its paths match, that accept (given the
 // file's base name) takes as inputs, and that exclude does not drop.
 // Directories named .git are not entered. Paths are absolute and cleaned.
 // An entry without paths could match any input; it gives nil.
@@ -249,7 +249,7 @@ func (c *Config) SuppressionFiles(s *Suppression, accept func(name string) bool)
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || seen[p] || !accept(d.Name()) || c.Excluded(p) {
+			if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 || seen[p] || !accept(d.Name()) || c.Excluded(p) {
 				return nil
 			}
 			if c.SuppressionMatchesPath(&Suppression{Paths: []string{glob}}, p) {

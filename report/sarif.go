@@ -379,7 +379,9 @@ func cutAtSentence(s string, max int) string {
 func sarifMessage(f *File, x *Finding) string {
 	var b strings.Builder
 	b.WriteString(x.Message)
-	fmt.Fprintf(&b, " (%s)", planPlace(f, x))
+	if p := planPlace(f, x); p != "" {
+		fmt.Fprintf(&b, " (%s)", p)
+	}
 	if x.Fix != "" {
 		b.WriteString("\nFix: " + x.Fix)
 	}
