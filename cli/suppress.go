@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/planlint/planlint/config"
+	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/report"
 	"github.com/planlint/planlint/rules"
 )
@@ -104,7 +106,7 @@ func (r *invocation) unusedEntries(rep *report.Report, used []bool, source strin
 		graded := r.rulesConfig().Grade(rule, []rules.Finding{{Rule: rule.Name, Code: rule.Code, Severity: rule.Severity,
 			Message: fmt.Sprintf("suppress entry %d (%s) matches no finding in the %s its paths cover, all analysed in this run",
 				i+1, what, countFiles(len(files))),
-			Fix: "delete the entry or correct it",
+			Fix:      "delete the entry or correct it",
 			Evidence: map[string]any{"rules": e.Rules, "paths": e.Paths, "reason": e.Reason, "files": len(files)}}})
 		for _, g := range graded {
 			out = append(out, &report.Finding{Finding: g,
@@ -116,9 +118,11 @@ func (r *invocation) unusedEntries(rep *report.Report, used []bool, source strin
 
 // configDisplay names the config file as paths in the report are named:
 // relative to the working directory.
-func (r *invocation) configDisplay() string {
-	p := r.cfg.Path
-	if rel, err := filepath.Rel(r.workDir, p); err == nil && filepath.IsAbs(p) {
+func (r *invocation) configDisplay() string { return configName(r.cfg, r.workDir) }
+
+func configName(cfg *config.Config, wd string) string {
+	p := cfg.Path
+	if rel, err := filepath.Rel(wd, p); err == nil && filepath.IsAbs(p) {
 		return rel
 	}
 	return p
@@ -161,4 +165,29 @@ func countFiles(n int) string {
 		return "1 file"
 	}
 	return fmt.Sprintf("%d files", n)
+}
+
+// suppressCompared drops the findings of one side of a comparison that a
+// suppress entry matches, as check would, and returns how many it
+// dropped. compare reads two named files, so it reports no unused entries.
+func suppressCompared(cfg *config.Config, baseDir, path string, doc *plan.Document, fs []rules.Finding) ([]rules.Finding, int) {
+	if len(cfg.Suppress) == 0 || len(fs) == 0 {
+		return fs, 0
+	}
+	f := &report.File{Path: path, Statements: report.Summarize(doc), Findings: report.Wrap(fs)}
+	report.SetFingerprints(&report.Report{Files: []*report.File{f}}, baseDir)
+	var kept []rules.Finding
+	for i, x := range f.Findings {
+		matched := false
+		for j := range cfg.Suppress {
+			if cfg.Matches(&cfg.Suppress[j], x.Rule, suppressionPath(f, x), x.Fingerprint, x.StatementFingerprint) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			kept = append(kept, fs[i])
+		}
+	}
+	return kept, len(fs) - len(kept)
 }

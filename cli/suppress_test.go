@@ -231,3 +231,18 @@ func TestSuppressStdinByPathOnly(t *testing.T) {
 		t.Errorf("standard input matched a paths glob: exit %d\n%s", code, out.String())
 	}
 }
+
+func TestSuppressCompare(t *testing.T) {
+	dir := suppressDir(t)
+	writeFile(t, filepath.Join(dir, "empty.yaml"), "")
+	// B gains PL201, an error: exit 1, unless the entry suppresses it.
+	args := []string{"compare", "--schema", "schema.sql", "isnull.sqlplan", "param.sqlplan"}
+	if _, _, code := runIn(t, dir, nil, append(args, "--config", "empty.yaml")...); code != ExitFindings {
+		t.Fatalf("without suppressions: exit %d, want %d", code, ExitFindings)
+	}
+	out, errOut, code := runIn(t, dir, nil, args...)
+	if code != ExitOK || strings.Contains(out, "PL201") || strings.Contains(out, "PL202") ||
+		!strings.Contains(errOut, "param.sqlplan: 1 finding(s) suppressed by .planlint.yaml") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+}
