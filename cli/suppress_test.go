@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planlint/planlint/capture/capturetest"
+	"github.com/planlint/planlint/config"
+	"github.com/planlint/planlint/report"
+	"github.com/planlint/planlint/rules"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -244,5 +248,81 @@ func TestSuppressCompare(t *testing.T) {
 	if code != ExitOK || strings.Contains(out, "PL201") || strings.Contains(out, "PL202") ||
 		!strings.Contains(errOut, "param.sqlplan: 1 finding(s) suppressed by .planlint.yaml") {
 		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+}
+
+// TestSuppressExplainConfig: suppress entries apply to explain's .sql
+// files too, and an entry for an explained file that matched nothing is
+// unused.
+func TestSuppressExplainConfig(t *testing.T) {
+	root := rootDir(t)
+	dir := t.TempDir()
+	stmt := "SELECT TOP (20) WorkId, CreatedAt, CustomerId FROM dbo.Work WHERE Status = 0 ORDER BY CreatedAt, WorkId;\n"
+	writeFile(t, filepath.Join(dir, "poll.sql"), stmt)
+	writeFile(t, filepath.Join(dir, ".planlint.yaml"), `suppress:
+  - {rule: queue-claim-not-atomic, paths: ['*.sql'], reason: 'a dashboard, not a worker'}
+  - {rule: key-lookup, paths: [poll.sql], reason: cheap}
+`)
+	t.Chdir(root)
+	srv := capturetest.Start(t, capturetest.Config{Catalog: capturetest.QueueCatalog(t),
+		Statement: capturetest.Answer{Estimated: capturetest.Fixture(t, "queue/literal.sqlplan")}.Handler()})
+	out, errOut, code := runIn(t, dir, dsnVars(srv), "explain", "--format", "json", "--fail-on", "warning", "poll.sql")
+	if code != ExitFindings {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if got := strings.Join(codes(t, out), " "); got != "PL001=warning" {
+		t.Errorf("findings %q, want the unused second entry only\n%s", got, out)
+	}
+	if !strings.Contains(out, `"suppressed": 1`) || !strings.Contains(out, `"reason": "a dashboard, not a worker"`) {
+		t.Errorf("the suppressed PL204 is not listed\n%s", out)
+	}
+}
+
+// TestSuppressPlanCacheNames: plans from the plan cache or Query Store and
+// standard input are matched only by entries without paths, and such runs
+// report no unused entries.
+func TestSuppressPlanCacheNames(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := config.Parse(filepath.Join(dir, ".planlint.yaml"), []byte(`suppress:
+  - {rule: key-lookup, paths: ['**'], reason: by path}
+  - {rule: key-lookup, statement: fedcba9876543210, reason: by statement}
+  - {rule: residual-sort, paths: ['**'], reason: unused}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := func() *report.Finding {
+		return &report.Finding{Finding: rules.Finding{Rule: "key-lookup", Code: "PL102", Severity: rules.Error, Batch: 1, StatementID: 1, Ordinal: 1}}
+	}
+	rep := &report.Report{}
+	for _, name := range []string{"cache:0x0A plan 0x0B", "querystore:query 1 plan 2", "<stdin>"} {
+		rep.Files = append(rep.Files, &report.File{Path: name, Statements: []*report.Statement{{Batch: 1, StatementID: 1, Ordinal: 1, Text: "SELECT 1"}},
+			Findings: []*report.Finding{x()}})
+	}
+	r := &invocation{env: &Env{}, cfg: cfg, workDir: dir, baseDir: dir}
+	r.applySuppressions(rep)
+	if len(rep.Files) != 3 {
+		t.Fatalf("%d files: an unused entry was reported for a run over no files", len(rep.Files))
+	}
+	for _, f := range rep.Files {
+		if len(f.Findings) != 1 || len(f.Suppressed) != 0 {
+			t.Errorf("%s: %d findings, %d suppressed; a paths entry matched a plan that is no file", f.Path, len(f.Findings), len(f.Suppressed))
+		}
+	}
+	// The statement fingerprint entry matches wherever the statement is.
+	fp := rep.Files[0].Findings[0].StatementFingerprint
+	cfg.Suppress[1].Statement = fp
+	for _, f := range rep.Files {
+		f.Findings = append(f.Findings, f.Suppressed...)
+		f.Suppressed = nil
+	}
+	r.applySuppressions(rep)
+	for _, f := range rep.Files {
+		if len(f.Findings) != 0 || len(f.Suppressed) != 1 || f.Suppressed[0].Suppression.Reason != "by statement" {
+			t.Errorf("%s: %d findings, %d suppressed; want the statement entry to match", f.Path, len(f.Findings), len(f.Suppressed))
+		}
+	}
+	if rep.SuppressedCount() != 3 {
+		t.Errorf("%d suppressed, want 3", rep.SuppressedCount())
 	}
 }
