@@ -127,9 +127,9 @@ func TestSuppressionMatches(t *testing.T) {
 	c.WorkDir = "/repo/sub"
 	const op, st = "0123456789abcdef0123456789abcdef", "fedcba9876543210"
 	tests := []struct {
-		entry                       int
+		entry                      int
 		rule, path, operator, stmt string
-		want                        bool
+		want                       bool
 	}{
 		{0, "key-lookup", "/repo/legacy/a/b.sqlplan", "", "", true},
 		{0, "residual-sort", "../legacy/x.xml", "", "", true}, // relative to WorkDir
