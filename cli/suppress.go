@@ -14,13 +14,17 @@ import (
 // applySuppressions moves the findings that a suppress entry of the config
 // file matches to their file's Suppressed list, reports the entries that
 // matched nothing as unused-suppression findings on the config file (see
-// unusedEntries for when), and sets every finding's fingerprints.
+// unusedEntries for when), and sets every finding's fingerprints when
+// entries or JSON output need them.
 func (r *invocation) applySuppressions(rep *report.Report) {
-	defer report.SetFingerprints(rep, r.baseDir)
 	cfg := r.cfg
 	if len(cfg.Suppress) == 0 {
+		if r.out != nil && (r.out.format == "json" || r.extra["json"] != "") {
+			report.SetFingerprints(rep, r.baseDir) // for JSON output only
+		}
 		return
 	}
+	defer report.SetFingerprints(rep, r.baseDir) // the config file's findings too
 	// The operator fingerprints entries name are computed as JSON and
 	// SARIF output show them.
 	report.SetFingerprints(rep, r.baseDir)

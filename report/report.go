@@ -5,8 +5,6 @@ package report
 import (
 	"time"
 
-	"github.com/planlint/planlint/sqlscript"
-
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/rules"
 )
@@ -184,13 +182,15 @@ func (r *Report) SuppressedCount() int {
 // StatementFingerprint, with paths relative to base as in SARIF.
 func SetFingerprints(r *Report, base string) {
 	for _, f := range r.Files {
+		if len(f.Findings)+len(f.Suppressed) == 0 {
+			continue
+		}
 		texts := statementTexts(f)
 		for _, xs := range [][]*Finding{f.Findings, f.Suppressed} {
 			for _, x := range xs {
-				fp := findingFingerprints(f, x, base, texts)
-				x.Fingerprint = fp[0]
+				x.Fingerprint = findingFingerprints(f, x, base, texts)[0]
 				if s := f.StatementOf(x); s != nil && s.Text != "" {
-					x.StatementFingerprint = sqlscript.Fingerprint(s.Text)
+					x.StatementFingerprint = texts[s].text // sqlscript.Fingerprint(s.Text)
 				}
 			}
 		}
