@@ -2,7 +2,9 @@ package sqlscript
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSuppressions(t *testing.T) {
@@ -110,4 +112,37 @@ SELECT 5
 			t.Errorf("statement %d (%q): suppressions %v, want %v", i+1, st.Text, got, want[i])
 		}
 	}
+}
+
+// FuzzSuppressionForms checks that a directive means the same in a line
+// comment and in a block comment: the same rules and reason, or the same
+// problem.
+func FuzzSuppressionForms(f *testing.F) {
+	for _, s := range []string{"PLC101 -- reason", "PLC101: reason", "a, b -- x -- y", "a:b", "PLC101", "-- r", "a,,b: r",
+		"key-lookup --reason", "* x -- y", "a -- :", "a : -- b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if strings.ContainsAny(body, "\r\n\x00") || strings.Contains(body, "*/") || strings.Contains(body, "/*") ||
+			strings.HasSuffix(strings.TrimRight(body, " \t"), "*") || !utf8.ValidString(body) {
+			return // not expressible on one line in both forms, or block decoration
+		}
+		parse := func(src string) ([]Suppression, []string) {
+			s, _ := Parse("q.sql", []byte(src))
+			var msgs []string
+			for _, d := range s.Diagnostics {
+				msgs = append(msgs, d.Message)
+			}
+			var sups []Suppression
+			for _, sp := range s.Suppressions {
+				sups = append(sups, Suppression{Rules: sp.Rules, Reason: sp.Reason, File: sp.File})
+			}
+			return sups, msgs
+		}
+		ls, ld := parse("-- planlint-ignore " + body + "\nSELECT 1")
+		bs, bd := parse("/* planlint-ignore " + body + " */\nSELECT 1")
+		if !reflect.DeepEqual(ls, bs) || !reflect.DeepEqual(ld, bd) {
+			t.Fatalf("%q: line form %+v %q, block form %+v %q", body, ls, ld, bs, bd)
+		}
+	})
 }
