@@ -24,7 +24,6 @@ func (r *invocation) applySuppressions(rep *report.Report) {
 		}
 		return
 	}
-	defer report.SetFingerprints(rep, r.baseDir) // the config file's findings too
 	// The operator fingerprints entries name are computed as JSON and
 	// SARIF output show them.
 	report.SetFingerprints(rep, r.baseDir)
@@ -59,7 +58,9 @@ func (r *invocation) applySuppressions(rep *report.Report) {
 	}
 	rep.SuppressedBy = source
 	if unused := r.unusedEntries(rep, used, source); len(unused) > 0 {
-		rep.Files = append(rep.Files, &report.File{Path: source, Statements: []*report.Statement{}, Findings: unused})
+		f := &report.File{Path: source, Statements: []*report.Statement{}, Findings: unused}
+		report.SetFingerprints(&report.Report{Files: []*report.File{f}}, r.baseDir)
+		rep.Files = append(rep.Files, f)
 	}
 }
 
