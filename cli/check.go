@@ -69,6 +69,11 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 		limits:    plan.Options{MaxBytes: int64(f.maxFileSize), MaxDepth: f.maxDepth},
 		keepPlans: r.needsPlans(),
 	}
+	include := f.include
+	if len(include) == 0 {
+		include = defaultInclude
+	}
+	r.unusedScope = includeScope(include)
 	paths, failed := expandArgs(env, args, f.include)
 	inputs, err := checkInputs(env, r.excluded(paths))
 	if err != nil {

@@ -285,6 +285,8 @@ func TestSuppressions(t *testing.T) {
 	}{
 		{"line form", "-- planlint-ignore queue-claim-not-atomic -- a dashboard, not a worker\n" + stmt, "", ExitOK, ""},
 		{"block form by code", "/* planlint-ignore PL204: a dashboard */\n" + stmt, "", ExitOK, ""},
+		{"block form with dashes", "/* planlint-ignore PL204 -- a dashboard */\n" + stmt, "", ExitOK, ""},
+		{"line form with colon", "-- planlint-ignore queue-claim-not-atomic: a dashboard\n" + stmt, "", ExitOK, ""},
 		{"file form", "-- planlint-ignore-file queue-claim-not-atomic -- dashboards only\n\n-- the poll\n" + stmt, "", ExitOK, ""},
 		{"other rule: unused", "-- planlint-ignore key-lookup -- cheap\n" + stmt, "PL001=warning PL204=info", ExitFindings, ""},
 		{"unknown rule", "-- planlint-ignore key-lookups -- typo\n" + stmt, "", ExitError, `unknown rule "key-lookups"`},

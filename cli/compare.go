@@ -109,6 +109,10 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", path, err)}
 		}
+		fs, n := suppressCompared(cfg, repoRoot(wd), path, doc, fs)
+		if n > 0 {
+			fmt.Fprintf(env.Stderr, "planlint: %s: %d finding(s) suppressed by %s\n", path, n, configName(cfg, wd))
+		}
 		sides[i] = compare.Side{Name: path, Document: doc, Findings: fs}
 		files[i] = locatedFile(path, doc, fs)
 	}

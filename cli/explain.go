@@ -120,6 +120,7 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		return err
 	}
 	opts.rules = r.rulesConfig()
+	r.unusedScope = includeScope([]string{"*.sql"})
 	spec, err := parseCompareSpec(f.compareWith)
 	if err != nil {
 		return usageError("%v", err)

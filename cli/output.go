@@ -68,6 +68,9 @@ type invocation struct {
 	baseDir   string            // what shared outputs and baselines make paths relative to
 	extra     map[string]string // format → path from --output
 	minShown  rules.Severity    // --min-severity
+	// unusedScope takes the names of the files the command reads, for
+	// reporting unused suppress entries (see unusedEntries); nil for none.
+	unusedScope func(name string) bool
 }
 
 // rulesConfig is the config file's per-rule settings (nil when none).
@@ -186,6 +189,7 @@ func (r *invocation) finish(rep *report.Report) error {
 			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", f.Path, *f.Error)
 		}
 	}
+	r.applySuppressions(rep)
 	if r.out.writeBaseline != "" {
 		if err := r.saveBaseline(rep); err != nil {
 			return &exitError{code: ExitError, err: err}

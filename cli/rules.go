@@ -34,8 +34,8 @@ func newRulesCmd(env *Env, g *globalFlags) *cobra.Command {
 				for _, r := range rules.All() {
 					needs := "plan"
 					switch {
-					case r.Run == nil: // reported by explain about .sql suppressions
-						needs = "explain"
+					case r.Run == nil: // reported about suppressions: .sql comments, .planlint.yaml entries
+						needs = "suppressions"
 					case r.Catalog:
 						needs = "plan+catalog"
 					}

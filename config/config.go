@@ -49,6 +49,8 @@ type Config struct {
 	// Rules holds per-rule settings keyed by rule name (codes are resolved
 	// at load).
 	Rules rules.Config
+	// Suppress are the suppress entries, in file order.
+	Suppress []Suppression
 
 	failOnLine int
 	redactLine int

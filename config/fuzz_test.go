@@ -32,6 +32,9 @@ func FuzzLoadConfig(f *testing.F) {
 		"---\n---\n",
 		"%YAML 1.1\n---\nfail_on: none\n",
 		"\xff\xfe",
+		"suppress:\n  - rule: [PL102, residual-sort]\n    paths: [legacy/**, 'a/[']\n    operator: 0123456789abcdef0123456789abcdef\n    statement: fedcba9876543210\n    reason: known\n",
+		"suppress:\n  - {rule: key-lookup, reason: ''}\n  - x\n  - {rule: [], paths: [], because: y}\n",
+		"suppress: &s\n  - {rule: PL102, paths: *s, reason: r}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -47,6 +50,15 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 			for _, g := range c.Exclude {
 				c.Excluded(g + "/x")
+			}
+			for i := range c.Suppress {
+				s := &c.Suppress[i]
+				if len(s.Rules) == 0 || s.Reason == "" || s.Line == 0 || (s.Paths == nil && s.Operator == "" && s.Statement == "") {
+					t.Fatalf("loaded suppress entry without rule, reason, position or scope: %+v", s)
+				}
+				for _, g := range s.Paths {
+					c.Matches(s, s.Rules[0], "/repo/"+g+"/x", s.Operator, s.Statement)
+				}
 			}
 			return
 		}

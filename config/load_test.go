@@ -124,7 +124,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "discovered file with an error",
 			opts:    Options{Dir: at("repo/broken/deeper")},
-			wantErr: at("repo/broken/.planlint.yaml") + `:1:1: unknown key "rulez"; did you mean "rules"? (known keys: exclude, fail_on, redact, rules)`,
+			wantErr: at("repo/broken/.planlint.yaml") + `:1:1: unknown key "rulez"; did you mean "rules"? (known keys: exclude, fail_on, redact, rules, suppress)`,
 		},
 	}
 	for _, tt := range tests {

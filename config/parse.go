@@ -20,7 +20,7 @@ import (
 )
 
 // Top-level keys, in the order the starter file lists them.
-var topKeys = []string{"fail_on", "redact", "exclude", "rules"}
+var topKeys = []string{"fail_on", "redact", "exclude", "rules", "suppress"}
 
 // Parse reads configuration from data; path names the file in errors and
 // anchors exclude globs. An empty file (or one of comments only) gives the
@@ -330,6 +330,8 @@ func (p *parser) top(c *Config, root *yaml.Node) {
 			p.exclude(c, kv.value)
 		case "rules":
 			p.rules(c, kv.value)
+		case "suppress":
+			p.suppress(c, kv.value)
 		default:
 			known := slices.Sorted(slices.Values(topKeys))
 			msg := fmt.Sprintf("unknown key %q", key)

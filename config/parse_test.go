@@ -144,17 +144,17 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown key with suggestion",
 			yaml: "fail_on: error\nrulez:\n  PL102: off\n",
-			want: []string{`2:1: unknown key "rulez"; did you mean "rules"? (known keys: exclude, fail_on, redact, rules)`},
+			want: []string{`2:1: unknown key "rulez"; did you mean "rules"? (known keys: exclude, fail_on, redact, rules, suppress)`},
 		},
 		{
 			name: "unknown key without suggestion",
 			yaml: "verbose: true\n",
-			want: []string{`1:1: unknown key "verbose" (known keys: exclude, fail_on, redact, rules)`},
+			want: []string{`1:1: unknown key "verbose" (known keys: exclude, fail_on, redact, rules, suppress)`},
 		},
 		{
 			name: "numeric key",
 			yaml: "1: x\n",
-			want: []string{`1:1: unknown key "1" (known keys: exclude, fail_on, redact, rules)`},
+			want: []string{`1:1: unknown key "1" (known keys: exclude, fail_on, redact, rules, suppress)`},
 		},
 		{
 			name: "unknown rule with suggestion",
@@ -324,18 +324,18 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "top level not a mapping",
 			yaml: "- fail_on\n",
-			want: []string{`1:1: expected a mapping with keys fail_on, redact, exclude, rules; got a list`},
+			want: []string{`1:1: expected a mapping with keys fail_on, redact, exclude, rules, suppress; got a list`},
 		},
 		{
 			name: "top level scalar",
 			yaml: "hello\n",
-			want: []string{`1:1: expected a mapping with keys fail_on, redact, exclude, rules; got "hello"`},
+			want: []string{`1:1: expected a mapping with keys fail_on, redact, exclude, rules, suppress; got "hello"`},
 		},
 		{
 			name: "merge key",
 			yaml: "base: &b {fail_on: error}\n<<: *b\n",
 			want: []string{
-				`1:1: unknown key "base" (known keys: exclude, fail_on, redact, rules)`,
+				`1:1: unknown key "base" (known keys: exclude, fail_on, redact, rules, suppress)`,
 				`2:1: merge keys (<<) are not supported; write the settings out`,
 			},
 		},

@@ -58,6 +58,20 @@ func starter(active bool) string {
 			w.setting("  ", "  "+p.Name+": "+strconv.FormatFloat(p.Default, 'f', -1, 64)+"  # "+p.Help)
 		}
 	}
+	w.blank()
+	w.comment("", "Findings accepted for a reason (none by default). Each entry names a rule (name or")
+	w.comment("", "code, or a list), a reason, and where: paths (globs relative to this file's")
+	w.comment("", "directory, as for exclude), and optionally operator (a finding's \"fingerprint\"")
+	w.comment("", "in --format json, SARIF's primaryLocationLineHash) and statement (its")
+	w.comment("", "\"statement_fingerprint\"); every condition given must hold. Suppressed findings")
+	w.comment("", "leave the report and the exit code; summaries count them, JSON lists them under")
+	w.comment("", "\"suppressed\" and SARIF marks them suppressed. An entry that matches nothing is")
+	w.comment("", "reported as PL001 unused-suppression once every plan file its paths match was")
+	w.comment("", "analysed in the run.")
+	w.setting("", "suppress:")
+	w.setting("", "  - rule: key-lookup")
+	w.setting("", "    paths: [reports/monthly/**]")
+	w.setting("", "    reason: the monthly report reads a few hundred rows; the lookup is cheap")
 	return w.b.String()
 }
 

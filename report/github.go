@@ -138,7 +138,10 @@ func omittedCounts(m map[string]int) string {
 // its fix and its documentation. Statement text is never echoed.
 func annotationMessage(f *File, x *Finding) string {
 	var b strings.Builder
-	b.WriteString(planPlace(f, x) + ": " + x.Message)
+	if p := planPlace(f, x); p != "" {
+		b.WriteString(p + ": ")
+	}
+	b.WriteString(x.Message)
 	if x.Fix != "" {
 		b.WriteString("\nFix: " + x.Fix)
 	}

@@ -61,10 +61,12 @@ func HTML(w io.Writer, r *Report, opt HTMLOptions) error {
 }
 
 type htmlPageData struct {
-	Title                     string
-	Version                   string
-	Errors, Warnings, Infos   int
-	FileCount, Failed         int
+	Title                   string
+	Version                 string
+	Errors, Warnings, Infos int
+	FileCount, Failed       int
+	// SuppressedNote is "3 suppressed by .planlint.yaml", "" for none.
+	SuppressedNote            string
 	Redacted                  bool
 	Files                     []*htmlFile
 	CSS                       template.CSS
@@ -179,7 +181,7 @@ func buildHTMLPage(r *Report, opt HTMLOptions) *htmlPageData {
 	e, wn, i := r.Counts()
 	p := &htmlPageData{
 		Title: opt.Title, Version: r.Version, Errors: e, Warnings: wn, Infos: i,
-		FileCount: len(r.Files), Failed: r.Failed(), Redacted: !opt.NoRedact,
+		FileCount: len(r.Files), Failed: r.Failed(), Redacted: !opt.NoRedact, SuppressedNote: suppressedNote(r),
 		NodeWidth: layoutNodeW, NodeHeight: layoutNodeH, BadgeX: layoutNodeW - 12, TextX: 42,
 		CostBarWidth: layoutNodeW - 16,
 	}

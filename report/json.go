@@ -17,6 +17,8 @@ type jsonSummary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Suppressed counts the findings of every file's "suppressed" list.
+	Suppressed int `json:"suppressed"`
 }
 
 // JSON writes the report as indented JSON (the layout the README
@@ -40,6 +42,6 @@ func JSON(w io.Writer, r *Report) error {
 	return enc.Encode(jsonReport{
 		SchemaVersion: SchemaVersion,
 		Report:        r,
-		Summary:       jsonSummary{Files: len(r.Files), Failed: r.Failed(), Errors: e, Warnings: wn, Infos: i},
+		Summary:       jsonSummary{Files: len(r.Files), Failed: r.Failed(), Errors: e, Warnings: wn, Infos: i, Suppressed: r.SuppressedCount()},
 	})
 }

@@ -230,6 +230,9 @@ func markdownHeader(r *Report) string {
 	if n := r.Failed(); n > 0 {
 		fmt.Fprintf(&b, "; %d could not be analysed", n)
 	}
+	if note := suppressedNote(r); note != "" {
+		b.WriteString("; " + markdownCell(note))
+	}
 	b.WriteString(".\n")
 	if e+wn+i == 0 && r.Failed() == 0 {
 		b.WriteString("\nNo findings.\n")

@@ -22,7 +22,7 @@ func Redacted(r *Report) *Report {
 	if r == nil {
 		return nil
 	}
-	out := &Report{Tool: r.Tool, Version: r.Version}
+	out := &Report{Tool: r.Tool, Version: r.Version, SuppressedBy: r.SuppressedBy}
 	if r.Files != nil {
 		out.Files = make([]*File, len(r.Files))
 	}
@@ -57,6 +57,9 @@ func redactFile(f *File) *File {
 	}
 	for i, x := range f.Findings {
 		nf.Findings[i] = redactFinding(x, keep)
+	}
+	for _, x := range f.Suppressed {
+		nf.Suppressed = append(nf.Suppressed, redactFinding(x, keep))
 	}
 	return nf
 }

@@ -17,6 +17,9 @@ type Report struct {
 	Tool    string  `json:"tool"`
 	Version string  `json:"version"`
 	Files   []*File `json:"files"`
+	// SuppressedBy names the configuration file whose suppress entries
+	// moved findings to the files' Suppressed lists, for summaries.
+	SuppressedBy string `json:"-"`
 }
 
 // File is one analysed input: a plan file, or a .sql file captured live.
@@ -26,6 +29,9 @@ type File struct {
 	Error      *string      `json:"error"`
 	Statements []*Statement `json:"statements"`
 	Findings   []*Finding   `json:"findings"`
+	// Suppressed are the findings a suppress entry of the configuration
+	// file matched, each with its Suppression; they count nowhere else.
+	Suppressed []*Finding `json:"suppressed,omitempty"`
 	// Plans are kept for renderers that draw operators (tree, html, dot);
 	// nil when not requested.
 	Plans []*plan.Document `json:"-"`
@@ -145,6 +151,50 @@ type Location struct {
 type Finding struct {
 	rules.Finding
 	Location *Location `json:"location,omitempty"`
+	// Fingerprint is the operator fingerprint (SARIF's
+	// primaryLocationLineHash) and StatementFingerprint the normalised
+	// statement's; set by SetFingerprints, for suppress entries to copy.
+	Fingerprint          string `json:"fingerprint,omitempty"`
+	StatementFingerprint string `json:"statement_fingerprint,omitempty"`
+	// Suppression is set on the findings of File.Suppressed.
+	Suppression *Suppression `json:"suppression,omitempty"`
+}
+
+// Suppression says what suppressed a finding.
+type Suppression struct {
+	// Kind is "config": a suppress entry of the configuration file.
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+	// Location is the entry in the configuration file.
+	Location *Location `json:"location,omitempty"`
+}
+
+// SuppressedCount counts the suppressed findings over all files.
+func (r *Report) SuppressedCount() int {
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Suppressed)
+	}
+	return n
+}
+
+// SetFingerprints sets every finding's Fingerprint and
+// StatementFingerprint, with paths relative to base as in SARIF.
+func SetFingerprints(r *Report, base string) {
+	for _, f := range r.Files {
+		if len(f.Findings)+len(f.Suppressed) == 0 {
+			continue
+		}
+		texts := statementTexts(f)
+		for _, xs := range [][]*Finding{f.Findings, f.Suppressed} {
+			for _, x := range xs {
+				x.Fingerprint = findingFingerprints(f, x, base, texts)[0]
+				if s := f.StatementOf(x); s != nil && s.Text != "" {
+					x.StatementFingerprint = texts[s].text // sqlscript.Fingerprint(s.Text)
+				}
+			}
+		}
+	}
 }
 
 // Summarize builds the statement summaries of a document.

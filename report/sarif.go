@@ -121,6 +121,31 @@ type sarifResult struct {
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Fingerprints        map[string]string `json:"fingerprints,omitempty"`
 	Properties          map[string]any    `json:"properties,omitempty"`
+	// Suppressions mark a result a suppress entry of the configuration
+	// file matched (SARIF 2.1.0 §3.27.23, §3.35).
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+// sarifSuppression is a suppression object. Kind is "external": the
+// suppression lives in the configuration file, not in the analysed file.
+// Status is "accepted", the state GitHub code scanning reads to close an
+// alert; the justification is the entry's reason and the location the
+// entry itself.
+type sarifSuppression struct {
+	Kind          string         `json:"kind"`
+	Status        string         `json:"status"`
+	Justification string         `json:"justification"`
+	Location      *sarifLocation `json:"location,omitempty"`
+}
+
+func sarifSuppressionOf(base string, s *Suppression) sarifSuppression {
+	out := sarifSuppression{Kind: "external", Status: "accepted", Justification: s.Reason}
+	if l := s.Location; l != nil {
+		if u := artifactURI(base, l.Path); u != "" {
+			out.Location = &sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: u}, Region: sarifRegionOf(l)}}
+		}
+	}
+	return out
 }
 
 type sarifLocation struct {
@@ -183,6 +208,9 @@ func buildSARIF(r *Report, opt SARIFOptions) *sarifLog {
 		for _, x := range f.Findings {
 			fingerprints[x] = findingFingerprints(f, x, opt.BaseDir, texts)
 		}
+		for _, x := range f.Suppressed {
+			fingerprints[x] = findingFingerprints(f, x, opt.BaseDir, texts)
+		}
 	}
 	src := r
 	if !opt.NoRedact {
@@ -222,20 +250,31 @@ func buildSARIF(r *Report, opt SARIFOptions) *sarifLog {
 			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
 			continue
 		}
-		for xi, x := range f.Findings {
+		add := func(x, orig *Finding) {
 			res := sarifResult{
 				RuleID:              x.Code,
 				Level:               sarifLevel(x.Severity),
 				Message:             sarifText{Text: sarifMessage(f, x)},
 				Locations:           []sarifLocation{sarifFindingLocation(opt.BaseDir, f, x)},
-				PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprints[r.Files[fi].Findings[xi]][0]},
-				Fingerprints:        map[string]string{"planlint/statement/v1": fingerprints[r.Files[fi].Findings[xi]][1]},
+				PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprints[orig][0]},
+				Fingerprints:        map[string]string{"planlint/statement/v1": fingerprints[orig][1]},
 				Properties:          findingProperties(f, x),
 			}
 			if i, ok := index[x.Code]; ok {
 				res.RuleIndex = &i
 			}
-			results = append(results, ranked{x.Severity, res})
+			sev := x.Severity
+			if x.Suppression != nil {
+				res.Suppressions = []sarifSuppression{sarifSuppressionOf(opt.BaseDir, x.Suppression)}
+				sev = 0 // kept last when results are capped
+			}
+			results = append(results, ranked{sev, res})
+		}
+		for xi, x := range f.Findings {
+			add(x, r.Files[fi].Findings[xi])
+		}
+		for xi, x := range f.Suppressed {
+			add(x, r.Files[fi].Suppressed[xi])
 		}
 	}
 
@@ -340,7 +379,9 @@ func cutAtSentence(s string, max int) string {
 func sarifMessage(f *File, x *Finding) string {
 	var b strings.Builder
 	b.WriteString(x.Message)
-	fmt.Fprintf(&b, " (%s)", planPlace(f, x))
+	if p := planPlace(f, x); p != "" {
+		fmt.Fprintf(&b, " (%s)", p)
+	}
 	if x.Fix != "" {
 		b.WriteString("\nFix: " + x.Fix)
 	}

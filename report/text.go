@@ -99,6 +99,9 @@ func (f *File) FindingPlace(x *Finding) string {
 	if s := f.StatementOf(x); s != nil {
 		return f.StatementPlace(s, x.NodeID)
 	}
+	if x.Batch == 0 && x.StatementID == 0 && x.Ordinal == 0 && x.NodeID == nil {
+		return "" // about no statement: an unused suppression
+	}
 	return Place(x.Batch, x.StatementID, x.NodeID, multiBatch(f))
 }
 
@@ -143,7 +146,11 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 		}
 		for _, x := range shown {
 			printed = true
-			ew.printf("%s: %s: %s %s %s\n", st.bold.Sprint(Prefix(f, x)), f.FindingPlace(x),
+			place := f.FindingPlace(x)
+			if place != "" {
+				place += ": "
+			}
+			ew.printf("%s: %s%s %s %s\n", st.bold.Sprint(Prefix(f, x)), place,
 				st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 			if x.Fix != "" {
 				ew.printf("    %s %s\n", st.dim.Sprint("fix:"), x.Fix)
@@ -160,6 +167,9 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 		summary += fmt.Sprintf(" (%d could not be analysed)", n)
 	}
 	if note := hiddenNote(r, opt.MinSeverity); note != "" {
+		summary += "; " + note
+	}
+	if note := suppressedNote(r); note != "" {
 		summary += "; " + note
 	}
 	if printed {

@@ -35,7 +35,11 @@ func Markdown(r *Rule) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "## Suppression\n\n```sql\n-- planlint-ignore %s -- reason why this is acceptable here\n```\n\n", r.Name)
+	fmt.Fprintf(&b, "## Suppression\n\nIn a `.sql` file (`planlint explain`), on or above the statement:\n\n"+
+		"```sql\n-- planlint-ignore %s -- reason why this is acceptable here\n```\n\n"+
+		"For saved plans (`check`, `cache`, `querystore`), in `.planlint.yaml` (paths relative to it; "+
+		"`operator:` and `statement:` take a finding's `fingerprint` and `statement_fingerprint` from `--format json`):\n\n"+
+		"```yaml\nsuppress:\n  - rule: %s\n    paths: [plans/nightly/**]\n    reason: why this is acceptable here\n```\n\n", r.Name, r.Name)
 	if len(r.Doc.References) > 0 {
 		b.WriteString("## References\n\n")
 		for _, ref := range r.Doc.References {
@@ -77,7 +81,8 @@ func Text(r *Rule) string {
 			fmt.Fprintf(&b, "  %-18s %-10g %s\n", p.Name, p.Default, p.Help)
 		}
 	}
-	fmt.Fprintf(&b, "\nSUPPRESS\n  -- planlint-ignore %s -- reason\n\nMORE\n  %s\n", r.Name, DocURL(r))
+	fmt.Fprintf(&b, "\nSUPPRESS\n  in a .sql file:   -- planlint-ignore %s -- reason\n"+
+		"  in .planlint.yaml: suppress: [{rule: %s, paths: [GLOB], reason: ...}]\n\nMORE\n  %s\n", r.Name, r.Name, DocURL(r))
 	return b.String()
 }
 
@@ -96,9 +101,9 @@ func Index() string {
 func needs(r *Rule, long bool) string {
 	switch {
 	case r.Run == nil && long:
-		return "a .sql file analysed by `planlint explain`"
+		return "a .sql file analysed by `planlint explain`, or a `suppress` entry of `.planlint.yaml`"
 	case r.Run == nil:
-		return "explain (.sql)"
+		return "explain (.sql), or .planlint.yaml"
 	case r.Catalog && long:
 		return "the plan and catalog facts (`explain`, or `check --schema`)"
 	case r.Catalog:

@@ -4,11 +4,17 @@ import (
 	"strings"
 )
 
-// Suppression is a planlint-ignore comment:
+// Suppression is a planlint-ignore comment. The canonical form separates
+// the reason with "--", in a line or a block comment alike:
 //
 //	-- planlint-ignore RULE[,RULE...] -- reason
-//	/* planlint-ignore RULE: reason */
+//	/* planlint-ignore RULE[,RULE...] -- reason */
 //	-- planlint-ignore-file RULE[,RULE...] -- reason
+//
+// ": reason" is accepted in place of " -- reason" in every form (the older
+// block form was /* planlint-ignore RULE: reason */). In a block comment
+// the reason may run over several lines; a "*" that starts a continuation
+// line, and the stars before the closing "*/", are not part of it.
 //
 // Rules are rule codes or names as written; this package does not check
 // that they exist.
@@ -34,8 +40,11 @@ func (s *Script) parseSuppressions(toks []token) {
 			continue
 		}
 		body := t.Text[2:]
-		if t.Kind == tokBlockComment && !t.Unterminated {
-			body = body[:len(body)-2]
+		if t.Kind == tokBlockComment {
+			if !t.Unterminated {
+				body = body[:len(body)-2]
+			}
+			body = blockBody(body)
 		}
 		sup, problem, ok := parseDirective(body)
 		if !ok {
@@ -49,6 +58,19 @@ func (s *Script) parseSuppressions(toks []token) {
 		sup.Line = sup.Range.Start.Line
 		s.Suppressions = append(s.Suppressions, sup)
 	}
+}
+
+// blockBody drops the decoration of a block comment's body: a "*" that
+// starts a continuation line (after white space) and the stars that end
+// the body, as in /** ... **/.
+func blockBody(body string) string {
+	lines := strings.Split(body, "\n")
+	for i := 1; i < len(lines); i++ {
+		if rest := strings.TrimLeft(lines[i], " \t\r"); strings.HasPrefix(rest, "*") {
+			lines[i] = " " + rest[1:]
+		}
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), " \t\r\n*")
 }
 
 // parseDirective parses the body of a comment. ok is false when the comment

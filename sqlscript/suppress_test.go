@@ -2,7 +2,9 @@ package sqlscript
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSuppressions(t *testing.T) {
@@ -20,6 +22,24 @@ func TestSuppressions(t *testing.T) {
 			[]Suppression{{Rules: []string{"PLC101"}, Reason: "the table is tiny", Range: Range{Pos{9, 2, 1}, Pos{56, 2, 48}}, Line: 2}}, nil},
 		{"block form over lines", "/* planlint-ignore PLC101 --\n   reason on\n   two lines */ SELECT 1",
 			[]Suppression{{Rules: []string{"PLC101"}, Reason: "reason on two lines", Range: Range{Pos{0, 1, 1}, Pos{57, 3, 16}}, Line: 1}}, nil},
+		{"line form with colon", "SELECT 1 -- planlint-ignore PLC101: accepted scan\n",
+			[]Suppression{{Rules: []string{"PLC101"}, Reason: "accepted scan", Range: Range{Pos{9, 1, 10}, Pos{49, 1, 50}}, Line: 1}}, nil},
+		{"line form with colon, no space", "-- planlint-ignore PLC101,PLW102:known\nSELECT 1",
+			[]Suppression{{Rules: []string{"PLC101", "PLW102"}, Reason: "known", Range: Range{Pos{0, 1, 1}, Pos{38, 1, 39}}, Line: 1}}, nil},
+		{"block form with dashes on one line", "/* planlint-ignore PLC101 -- the table is tiny */ SELECT 1",
+			[]Suppression{{Rules: []string{"PLC101"}, Reason: "the table is tiny", Range: Range{Pos{0, 1, 1}, Pos{49, 1, 50}}, Line: 1}}, nil},
+		{"block form with dashes, several rules", "/* planlint-ignore PLC101, PLW102 -- known */ SELECT 1",
+			[]Suppression{{Rules: []string{"PLC101", "PLW102"}, Reason: "known", Range: Range{Pos{0, 1, 1}, Pos{45, 1, 46}}, Line: 1}}, nil},
+		{"starred block over lines", "/**\n * planlint-ignore PLC101 --\n * reason on\n * two lines\n **/ SELECT 1",
+			[]Suppression{{Rules: []string{"PLC101"}, Reason: "reason on two lines", Range: Range{Pos{0, 1, 1}, Pos{63, 5, 5}}, Line: 1}}, nil},
+		{"file form with colon", "-- planlint-ignore-file PLM103: batch job\nSELECT 1",
+			[]Suppression{{Rules: []string{"PLM103"}, Reason: "batch job", File: true, Range: Range{Pos{0, 1, 1}, Pos{41, 1, 42}}, Line: 1}}, nil},
+		{"block file form with dashes", "/* planlint-ignore-file PLM103 -- batch job */\nSELECT 1",
+			[]Suppression{{Rules: []string{"PLM103"}, Reason: "batch job", File: true, Range: Range{Pos{0, 1, 1}, Pos{46, 1, 47}}, Line: 1}}, nil},
+		{"missing reason in block form with dashes", "/* planlint-ignore PLC101 -- */ SELECT 1", nil,
+			[]string{"error q.sql:1:1: planlint-ignore PLC101 gives no reason (write planlint-ignore PLC101 -- reason)"}},
+		{"stars are no reason", "/* planlint-ignore PLC101 --\n **/ SELECT 1", nil,
+			[]string{"error q.sql:1:1: planlint-ignore PLC101 gives no reason (write planlint-ignore PLC101 -- reason)"}},
 		{"file-wide", "-- planlint-ignore-file spill-to-tempdb -- batch job\nSELECT 1",
 			[]Suppression{{Rules: []string{"spill-to-tempdb"}, Reason: "batch job", File: true, Range: Range{Pos{0, 1, 1}, Pos{52, 1, 53}}, Line: 1}}, nil},
 		{"missing reason", "SELECT 1 -- planlint-ignore PLC101\n", nil,
@@ -92,4 +112,37 @@ SELECT 5
 			t.Errorf("statement %d (%q): suppressions %v, want %v", i+1, st.Text, got, want[i])
 		}
 	}
+}
+
+// FuzzSuppressionForms checks that a directive means the same in a line
+// comment and in a block comment: the same rules and reason, or the same
+// problem.
+func FuzzSuppressionForms(f *testing.F) {
+	for _, s := range []string{"PLC101 -- reason", "PLC101: reason", "a, b -- x -- y", "a:b", "PLC101", "-- r", "a,,b: r",
+		"key-lookup --reason", "* x -- y", "a -- :", "a : -- b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if strings.ContainsAny(body, "\r\n\x00") || strings.Contains(body, "*/") || strings.Contains(body, "/*") ||
+			strings.HasSuffix(strings.TrimRight(body, " \t"), "*") || !utf8.ValidString(body) {
+			return // not expressible on one line in both forms, or block decoration
+		}
+		parse := func(src string) ([]Suppression, []string) {
+			s, _ := Parse("q.sql", []byte(src))
+			var msgs []string
+			for _, d := range s.Diagnostics {
+				msgs = append(msgs, d.Message)
+			}
+			var sups []Suppression
+			for _, sp := range s.Suppressions {
+				sups = append(sups, Suppression{Rules: sp.Rules, Reason: sp.Reason, File: sp.File})
+			}
+			return sups, msgs
+		}
+		ls, ld := parse("-- planlint-ignore " + body + "\nSELECT 1")
+		bs, bd := parse("/* planlint-ignore " + body + " */\nSELECT 1")
+		if !reflect.DeepEqual(ls, bs) || !reflect.DeepEqual(ld, bd) {
+			t.Fatalf("%q: line form %+v %q, block form %+v %q", body, ls, ld, bs, bd)
+		}
+	})
 }
