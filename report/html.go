@@ -16,7 +16,7 @@ import (
 //go:embed assets/report.html.tmpl assets/report.css assets/report.js assets/glyphs.svg
 var htmlAssets embed.FS
 
-var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlAssets, "assets/report.html.tmpl"))
+var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"upperFirst": upperFirst}).ParseFS(htmlAssets, "assets/report.html.tmpl"))
 
 // HTMLOptions control the HTML report.
 type HTMLOptions struct {
@@ -63,8 +63,7 @@ func HTML(w io.Writer, r *Report, opt HTMLOptions) error {
 type htmlPageData struct {
 	Title                     string
 	Version                   string
-	Errors, Warnings, Infos   int
-	FileCount, Failed         int
+	Summary                   Summary
 	Redacted                  bool
 	Files                     []*htmlFile
 	CSS                       template.CSS
@@ -176,10 +175,8 @@ type htmlEdge struct {
 }
 
 func buildHTMLPage(r *Report, opt HTMLOptions) *htmlPageData {
-	e, wn, i := r.Counts()
 	p := &htmlPageData{
-		Title: opt.Title, Version: r.Version, Errors: e, Warnings: wn, Infos: i,
-		FileCount: len(r.Files), Failed: r.Failed(), Redacted: !opt.NoRedact,
+		Title: opt.Title, Version: r.Version, Summary: summarize(r), Redacted: !opt.NoRedact,
 		NodeWidth: layoutNodeW, NodeHeight: layoutNodeH, BadgeX: layoutNodeW - 12, TextX: 42,
 		CostBarWidth: layoutNodeW - 16,
 	}

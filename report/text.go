@@ -153,12 +153,8 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 			printed = true
 		}
 	}
-	e, wn, i := r.Counts()
-	summary := fmt.Sprintf("%d %s, %d %s, %d %s in %d %s", e, plural(e, "error"), wn, plural(wn, "warning"), i, plural(i, "info"),
-		len(r.Files), plural(len(r.Files), "file"))
-	if n := r.Failed(); n > 0 {
-		summary += fmt.Sprintf(" (%d could not be analysed)", n)
-	}
+	sum := summarize(r)
+	summary := sum.String()
 	if note := hiddenNote(r, opt.MinSeverity); note != "" {
 		summary += "; " + note
 	}
@@ -166,7 +162,7 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 		ew.printf("\n")
 	}
 	ew.printf("%s\n", summary)
-	if e+wn+i > 0 {
+	if sum.Errors+sum.Warnings+sum.Infos > 0 {
 		ew.printf("%s\n", st.dim.Sprint("Each rule's documentation: planlint rules NAME"))
 	}
 	return ew.err
