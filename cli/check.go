@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,6 +57,7 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	if f.jobs < 0 {
 		return usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	}
@@ -145,6 +147,9 @@ func loadSchemas(paths []string) (*catalog.Catalog, error) {
 	for _, p := range paths {
 		c, err := catalog.Load(p)
 		if err != nil {
+			if strings.HasPrefix(err.Error(), p) { // catalog's errors start with the path
+				return nil, fmt.Errorf("--schema %w", err)
+			}
 			return nil, fmt.Errorf("--schema %s: %w", p, err)
 		}
 		if cat == nil {

@@ -115,6 +115,7 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	opts, err := parseExplainOptions(f)
 	if err != nil {
 		return err

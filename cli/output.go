@@ -68,6 +68,10 @@ type invocation struct {
 	baseDir   string            // what shared outputs and baselines make paths relative to
 	extra     map[string]string // format → path from --output
 	minShown  rules.Severity    // --min-severity
+	// files are the --output and --write-baseline destinations, opened by
+	// prepare and written by finish; release removes the ones never written.
+	files        map[string]*pendingOutput // format → file
+	baselineFile *pendingOutput
 }
 
 // rulesConfig is the config file's per-rule settings (nil when none).
@@ -95,6 +99,9 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 		}
 		if path == "-" {
 			return nil, usageError("--output %s=-: standard output takes --format %s", f, f)
+		}
+		if prev := r.extra[f]; prev != "" {
+			return nil, usageError("--output %s given twice (%s and %s)", f, prev, path)
 		}
 		r.extra[f] = path
 	}
@@ -125,7 +132,64 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 	if r.colored, err = g.useColor(env, env.Stdout); err != nil {
 		return nil, err
 	}
+	if err := r.openOutputs(); err != nil {
+		r.release()
+		return nil, err
+	}
 	return r, nil
+}
+
+// openOutputs opens every --output and --write-baseline file before the
+// run, so that one that cannot be written fails it with nothing analysed
+// and nothing on stdout.
+func (r *invocation) openOutputs() error {
+	seen := map[string]string{} // cleaned absolute path → the flag naming it
+	check := func(flag, path string) error {
+		abs := filepath.Clean(absPath(r.workDir, path))
+		if prev, ok := seen[abs]; ok {
+			return usageError("%s and %s name the same file", prev, flag)
+		}
+		seen[abs] = flag
+		return nil
+	}
+	r.files = map[string]*pendingOutput{}
+	for _, f := range reportFormats {
+		path := r.extra[f]
+		if path == "" {
+			continue
+		}
+		flag := "--output " + f + "=" + path
+		if err := check(flag, path); err != nil {
+			return err
+		}
+		p, err := openPending(r.env.resolve(path))
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", flag, err)}
+		}
+		r.files[f] = p
+	}
+	if path := r.out.writeBaseline; path != "" {
+		if err := check("--write-baseline "+path, path); err != nil {
+			return err
+		}
+		p, err := openPending(r.env.resolve(path))
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--write-baseline %s: %w", path, err)}
+		}
+		r.baselineFile = p
+	}
+	return nil
+}
+
+// release closes the output files that were not written and removes the
+// ones this run created; commands defer it after prepare.
+func (r *invocation) release() {
+	for _, p := range r.files {
+		p.abandon()
+	}
+	if r.baselineFile != nil {
+		r.baselineFile.abandon()
+	}
 }
 
 // loadConfig reads the configuration file and resolves --fail-on and
@@ -200,12 +264,12 @@ func (r *invocation) finish(rep *report.Report) error {
 		return &exitError{code: ExitError, err: fmt.Errorf("writing the report: %w", err)}
 	}
 	for _, f := range reportFormats {
-		path := r.extra[f]
-		if path == "" {
+		p := r.files[f]
+		if p == nil {
 			continue
 		}
-		if err := r.writeFile(path, f, rep); err != nil {
-			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, path, err)}
+		if err := p.write(func(w io.Writer) error { return r.render(w, f, rep, true) }); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, r.extra[f], err)}
 		}
 	}
 	switch {
@@ -217,18 +281,6 @@ func (r *invocation) finish(rep *report.Report) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
-}
-
-func (r *invocation) writeFile(path, format string, rep *report.Report) error {
-	f, err := createOutput(path)
-	if err != nil {
-		return err
-	}
-	if err := r.render(f, format, rep, true); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // render writes the report in one format. Shared formats (sarif, github,
@@ -298,16 +350,8 @@ func statementText(f *report.File, x *report.Finding) string {
 
 func (r *invocation) saveBaseline(rep *report.Report) error {
 	entries := baseline.Entries(r.baselineItems(rep))
-	f, err := createOutput(r.out.writeBaseline)
-	if err != nil {
-		return fmt.Errorf("--write-baseline: %w", err)
-	}
-	if err := baseline.Write(f, entries); err != nil {
-		f.Close()
-		return fmt.Errorf("--write-baseline: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--write-baseline: %w", err)
+	if err := r.baselineFile.write(func(w io.Writer) error { return baseline.Write(w, entries) }); err != nil {
+		return fmt.Errorf("--write-baseline %s: %w", r.out.writeBaseline, err)
 	}
 	fmt.Fprintf(r.env.Stderr, "planlint: recorded %d finding(s) in %s\n", len(r.baselineItems(rep)), r.out.writeBaseline)
 	return nil

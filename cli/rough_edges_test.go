@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,4 +53,94 @@ func TestCommandLineRoughEdges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOutputDestinationsCheckedFirst: a --output or --write-baseline path
+// that cannot be written fails the run before anything is analysed: exit
+// 2, one line naming the path, nothing on stdout, and no file left behind
+// (an existing file keeps its content).
+func TestOutputDestinationsCheckedFirst(t *testing.T) {
+	inRoot(t)
+	plan := "fixtures/queue/param.sqlplan"
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	precious := filepath.Join(dir, "precious.txt")
+	if err := os.WriteFile(precious, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(precious, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	existing := filepath.Join(dir, "existing.json")
+	created := filepath.Join(dir, "created.json")
+	tests := []struct {
+		name string
+		args []string
+		err  string // the whole of stderr
+	}{
+		{"missing directory", []string{"check", "--output", "json=" + missing + "/r.json", plan},
+			"planlint: --output json=" + missing + "/r.json: the directory " + missing + " does not exist\n"},
+		{"symbolic link", []string{"check", "--output", "sarif=" + link, plan},
+			"planlint: --output sarif=" + link + ": is a symbolic link (to " + precious + "); refusing to write through it: remove the link or name another file\n"},
+		{"directory", []string{"check", "--output", "html=" + dir, plan},
+			"planlint: --output html=" + dir + ": is a directory\n"},
+		{"baseline in a missing directory", []string{"check", "--write-baseline", missing + "/b.json", plan},
+			"planlint: --write-baseline " + missing + "/b.json: the directory " + missing + " does not exist\n"},
+		{"a good output and a bad one", []string{"check", "--output", "json=" + created, "--output", "html=" + missing + "/r.html", plan},
+			"planlint: --output html=" + missing + "/r.html: the directory " + missing + " does not exist\n"},
+		{"one file named twice", []string{"check", "--output", "json=" + created, "--output", "sarif=" + created, plan},
+			"planlint: --output json=" + created + " and --output sarif=" + created + " name the same file\n"},
+		{"the run fails after the files are open", []string{"check", "--output", "json=" + created, "--output", "sarif=" + existing, "--schema", missing + "/schema.sql", plan},
+			"planlint: --schema " + missing + "/schema.sql: no such file or directory\n"},
+		{"explain, before connecting", []string{"explain", "--output", "json=" + missing + "/r.json", "fixtures/queue/literal.sql"},
+			"planlint: --output json=" + missing + "/r.json: the directory " + missing + " does not exist\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(existing, []byte("old content"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := run(t, "", tt.args...)
+			if code != ExitError || out != "" || errOut != tt.err {
+				t.Errorf("exit %d, stdout %d bytes, stderr %q\nwant exit 2, no stdout, stderr %q", code, len(out), errOut, tt.err)
+			}
+			if _, err := os.Lstat(created); err == nil {
+				t.Errorf("%s was left behind", created)
+			}
+			if b, _ := os.ReadFile(existing); string(b) != "old content" {
+				t.Errorf("an existing output file was changed by a failed run: %q", b)
+			}
+			if b, _ := os.ReadFile(precious); string(b) != "keep me" {
+				t.Errorf("written through the link: %q", b)
+			}
+		})
+	}
+	t.Run("not writable", func(t *testing.T) {
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := os.Create(filepath.Join(ro, "probe")); err == nil {
+			f.Close()
+			t.Skip("this user can write a read-only directory (root)")
+		}
+		out, errOut, code := run(t, "", "check", "--output", "json="+ro+"/r.json", plan)
+		want := "planlint: --output json=" + ro + "/r.json: permission denied: cannot write it (or create it in " + ro + ")\n"
+		if code != ExitError || out != "" || errOut != want {
+			t.Errorf("exit %d, stdout %d bytes, stderr %q; want %q", code, len(out), errOut, want)
+		}
+	})
+	t.Run("an existing file is replaced whole", func(t *testing.T) {
+		if err := os.WriteFile(existing, bytes.Repeat([]byte("x"), 1<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := run(t, "", "check", "--fail-on", "none", "--output", "json="+existing, plan); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		b, err := os.ReadFile(existing)
+		if err != nil || !json.Valid(b) {
+			t.Errorf("the output is not the JSON report alone (%d bytes, %v)", len(b), err)
+		}
+	})
 }

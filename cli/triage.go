@@ -92,6 +92,12 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 	if err != nil {
 		return nil, err
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			inv.release()
+		}
+	}()
 	if extras != "" && f.out.format != "text" && f.out.format != "json" {
 		return nil, usageError("%s prints more than findings: use --format text or json (--output FORMAT=PATH writes the findings in other formats)", extras)
 	}
@@ -112,11 +118,13 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 		return nil, &exitError{code: ExitError, err: err}
 	}
 	t := &triageRun{env: env, inv: inv, sess: sess, progress: newProgress(env), ctx: ctx, stop: stop, trace: &f.trace}
+	ok = true
 	t.progress.printf("connected to %s (SQL Server %s), database %s\n", sess.Connection().Redacted, sess.Info.ProductVersion, sess.Info.Database)
 	return t, nil
 }
 
 func (t *triageRun) close() {
+	t.inv.release()
 	t.sess.Close()
 	t.stop()
 	t.trace.write(t.env)
