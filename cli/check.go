@@ -34,7 +34,7 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 			"plan cache or Query Store, or - for standard input. With --schema it also reads catalog facts (CREATE TABLE /\n" +
 			"CREATE INDEX scripts, or the JSON that 'explain --save' writes) for the filtered-index rules.",
 		Example: "  planlint check slow.sqlplan\n  planlint check --schema schema.sql --format json plans/*.sqlplan\n  planlint check plans/          # every .sqlplan and .xml below plans\n  planlint check 'plans/**/*.sqlplan'\n  planlint check - < plan.xml",
-		Args:    cobra.MinimumNArgs(1),
+		Args:    needArgs("a plan file, a directory, a glob or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd, env, g, f, args)
 		},

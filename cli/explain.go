@@ -54,7 +54,7 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 			"  planlint explain --connection-string \"$DSN\" --param @Status=1 poll.sql\n" +
 			"  planlint explain -S db --actual --set-options ssms claim.sql\n" +
 			"  planlint explain -S db --parameterization forced --save plans/ poll.sql && planlint check --schema plans/catalog.json plans/*.sqlplan",
-		Args: cobra.MinimumNArgs(1),
+		Args: needArgs("a .sql file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplain(cmd, env, g, f, args)
 		},
@@ -212,31 +212,31 @@ func readScripts(env *Env, paths, params []string) ([]*sqlscript.Script, error) 
 	for _, path := range paths {
 		rc, err := openFile(env.resolve(path))
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
+			diag(env.Stderr, path, err.Error())
 			failed = true
 			continue
 		}
 		src, err := readAll(rc)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
+			diag(env.Stderr, path, err.Error())
 			failed = true
 			continue
 		}
 		s, err := sqlscript.Parse(path, src)
 		if s == nil {
-			fmt.Fprintf(env.Stderr, "planlint: %v\n", err)
+			diag(env.Stderr, "", err.Error())
 			failed = true
 			continue
 		}
 		for _, d := range s.Diagnostics {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", d.Severity, d)
+			diag(env.Stderr, "", diagnosticLine(d))
 		}
 		if err != nil || !checkSuppressions(env, s) {
 			failed = true
 			continue
 		}
 		if len(s.Batches) == 0 {
-			fmt.Fprintf(env.Stderr, "planlint: warning: %s: no statement to capture\n", path)
+			diag(env.Stderr, path, "warning: no statement to capture")
 		}
 		scripts = append(scripts, s)
 	}
@@ -269,8 +269,7 @@ func refuseNotRollbackable(env *Env, scripts []*sqlscript.Script) error {
 		for _, b := range s.Batches {
 			for _, st := range b.Request().Statements {
 				if reason, no := st.NotRollbackable(); no {
-					fmt.Fprintf(env.Stderr, "planlint: %s:%d:%d: --actual runs each statement inside a transaction that is rolled back, and this one cannot be: %s\n",
-						s.Path, st.Range.Start.Line, st.Range.Start.Column, reason)
+					diagf(env.Stderr, fmt.Sprintf("%s:%d:%d", s.Path, st.Range.Start.Line, st.Range.Start.Column), "--actual runs each statement inside a transaction that is rolled back, and this one cannot be: %s", reason)
 					bad = true
 				}
 			}
@@ -467,8 +466,7 @@ func checkSuppressions(env *Env, s *sqlscript.Script) bool {
 	for _, sup := range s.Suppressions {
 		for _, ref := range sup.Rules {
 			if !strings.EqualFold(ref, "all") && rules.Lookup(ref) == nil {
-				fmt.Fprintf(env.Stderr, "planlint: %s:%d:%d: planlint-ignore names unknown rule %q (run 'planlint rules' for the list)\n",
-					s.Path, sup.Range.Start.Line, sup.Range.Start.Column, ref)
+				diagf(env.Stderr, fmt.Sprintf("%s:%d:%d", s.Path, sup.Range.Start.Line, sup.Range.Start.Column), "planlint-ignore names unknown rule %q (run 'planlint rules' for the list)", ref)
 				ok = false
 			}
 		}
@@ -556,7 +554,7 @@ func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) er
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
-	fmt.Fprintf(env.Stderr, "planlint: saved %d plan(s) and the catalog facts in %s; re-run offline with: planlint check --schema %s %s\n",
+	diagf(env.Stderr, "", "saved %d plan(s) and the catalog facts in %s; re-run offline with: planlint check --schema %s %s",
 		len(plans), dir, path, filepath.Join(dir, "*.sqlplan"))
 	return nil
 }

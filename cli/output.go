@@ -232,7 +232,7 @@ func (r *invocation) excluded(paths []string) []string {
 	var keep []string
 	for _, p := range paths {
 		if p != "-" && r.cfg.Excluded(p) {
-			fmt.Fprintf(r.env.Stderr, "planlint: %s: excluded by %s\n", p, r.cfg.Path)
+			diagf(r.env.Stderr, p, "excluded by %s", r.cfg.Path)
 			continue
 		}
 		keep = append(keep, p)
@@ -247,7 +247,7 @@ func (r *invocation) finish(rep *report.Report) error {
 	env := r.env
 	for _, f := range rep.Files {
 		if f.Error != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", f.Path, *f.Error)
+			diag(env.Stderr, f.Path, *f.Error)
 		}
 	}
 	if r.out.writeBaseline != "" {
@@ -353,7 +353,7 @@ func (r *invocation) saveBaseline(rep *report.Report) error {
 	if err := r.baselineFile.write(func(w io.Writer) error { return baseline.Write(w, entries) }); err != nil {
 		return fmt.Errorf("--write-baseline %s: %w", r.out.writeBaseline, err)
 	}
-	fmt.Fprintf(r.env.Stderr, "planlint: recorded %d finding(s) in %s\n", len(r.baselineItems(rep)), r.out.writeBaseline)
+	diagf(r.env.Stderr, "", "recorded %d finding(s) in %s", len(r.baselineItems(rep)), r.out.writeBaseline)
 	return nil
 }
 
@@ -372,9 +372,9 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 		f.Findings = slices.DeleteFunc(f.Findings, func(x *report.Finding) bool { return !keep[x] })
 	}
 	if known > 0 {
-		fmt.Fprintf(r.env.Stderr, "planlint: %d finding(s) hidden by the baseline %s\n", known, r.out.baseline)
+		diagf(r.env.Stderr, "", "%d finding(s) hidden by the baseline %s", known, r.out.baseline)
 	} else if len(b.Entries()) > 0 && len(r.baselineItems(rep)) > 0 {
-		fmt.Fprintf(r.env.Stderr, "planlint: the baseline %s matched none of the %d finding(s); its paths are relative to %s (set --root to change)\n",
+		diagf(r.env.Stderr, "", "the baseline %s matched none of the %d finding(s); its paths are relative to %s (set --root to change)",
 			r.out.baseline, len(r.baselineItems(rep)), r.baseDir)
 	}
 	analysed := map[string]bool{}
@@ -388,7 +388,7 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 		}
 	}
 	if fixed > 0 {
-		fmt.Fprintf(r.env.Stderr, "planlint: %d baselined finding(s) no longer occur; rewrite the baseline with --write-baseline %s\n", fixed, r.out.baseline)
+		diagf(r.env.Stderr, "", "%d baselined finding(s) no longer occur; rewrite the baseline with --write-baseline %s", fixed, r.out.baseline)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planlint/planlint/internal/sharedtest"
 )
 
 // TestCommandLineRoughEdges: each small usability fix, by the command a
@@ -141,6 +143,86 @@ func TestOutputDestinationsCheckedFirst(t *testing.T) {
 		b, err := os.ReadFile(existing)
 		if err != nil || !json.Valid(b) {
 			t.Errorf("the output is not the JSON report alone (%d bytes, %v)", len(b), err)
+		}
+	})
+}
+
+// TestStderrLines: every command's error lines have one form — "planlint: ",
+// then the file when there is one, then the problem — with no "error:"
+// label, no doubled prefix, no file named twice and no second line pointing
+// at help.
+func TestStderrLines(t *testing.T) {
+	inRoot(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unterminated := write("open.sql", "SELECT 1 /* open\n")
+	badRules := write("rules.sql", "-- planlint-ignore nosuchrule -- why\nSELECT 1;\n-- planlint-ignore otherrule -- why\nSELECT 2;\n")
+	empty := write("empty.sql", "")
+	existing := write(".planlint.yaml", "fail_on: error\n")
+	plan := "fixtures/queue/param.sqlplan"
+	tests := []struct {
+		name  string
+		args  []string
+		lines []string // each stderr line, in order
+	}{
+		{"check, missing file", []string{"check", "nope.sqlplan"}, []string{"planlint: nope.sqlplan: no such file"}},
+		{"check, no argument", []string{"check"}, []string{"planlint: check needs at least one argument: a plan file, a directory, a glob or - for standard input (see 'planlint check --help')"}},
+		{"check, unknown flag", []string{"check", "--bogus", plan}, []string{"planlint: unknown flag: --bogus (see 'planlint check --help')"}},
+		{"check, bad flag value", []string{"check", "--jobs", "x", plan}, []string{`planlint: invalid argument "x" for "--jobs" flag: strconv.ParseInt: parsing "x": invalid syntax (see 'planlint check --help')`}},
+		{"check, missing schema", []string{"check", "--schema", "nope.sql", plan}, []string{"planlint: --schema nope.sql: no such file or directory"}},
+		{"check, a .sql file", []string{"check", "fixtures/queue/literal.sql"}, []string{"planlint: fixtures/queue/literal.sql: line 1, column 1: not XML: expected '<' at the start of the document, found what looks like T-SQL (a .sql file is T-SQL: 'planlint explain fixtures/queue/literal.sql' captures its plans from a server)"}},
+		{"check, missing config", []string{"check", "--config", "nope.yaml", plan}, []string{"planlint: nope.yaml: config file named by --config does not exist"}},
+		{"explain, missing file", []string{"explain", "nope.sql"}, []string{"planlint: nope.sql: no such file"}},
+		{"explain, no argument", []string{"explain"}, []string{"planlint: explain needs at least one argument: a .sql file (see 'planlint explain --help')"}},
+		{"explain, unterminated comment", []string{"explain", unterminated}, []string{"planlint: " + unterminated + ":1:10: unterminated comment: it runs to the end of the file"}},
+		{"explain, unknown rules in suppressions", []string{"explain", badRules}, []string{
+			"planlint: " + badRules + `:1:1: planlint-ignore names unknown rule "nosuchrule" (run 'planlint rules' for the list)`,
+			"planlint: " + badRules + `:3:1: planlint-ignore names unknown rule "otherrule" (run 'planlint rules' for the list)`}},
+		{"explain, nothing to capture", []string{"explain", empty}, []string{
+			"planlint: " + empty + ": warning: no statement to capture",
+			"planlint: no server given: use -S/--server (or SQLCMDSERVER), or --connection-string (or PLANLINT_CONNECTION)"}},
+		{"cache, no server", []string{"cache"}, []string{"planlint: no server given: use -S/--server (or SQLCMDSERVER), or --connection-string (or PLANLINT_CONNECTION)"}},
+		{"cache, an argument", []string{"cache", "x.sqlplan"}, []string{`planlint: cache takes no arguments, not "x.sqlplan" (see 'planlint cache --help')`}},
+		{"querystore, no server", []string{"querystore"}, []string{"planlint: no server given: use -S/--server (or SQLCMDSERVER), or --connection-string (or PLANLINT_CONNECTION)"}},
+		{"querystore, bad --since", []string{"querystore", "--since", "soon"}, []string{`planlint: --since "soon": want a duration such as 24h, 90m or 7d`}},
+		{"doctor, no server", []string{"doctor"}, []string{"planlint: no server given: use -S/--server (or SQLCMDSERVER), or --connection-string (or PLANLINT_CONNECTION)"}},
+		{"compare, missing file", []string{"compare", "nope.sqlplan", plan}, []string{"planlint: nope.sqlplan: no such file"}},
+		{"rules, unknown rule", []string{"rules", "nope"}, []string{`planlint: unknown rule "nope" (run 'planlint rules' for the list)`}},
+		{"init, an argument", []string{"init", "x"}, []string{`planlint: init takes no arguments, not "x" (see 'planlint init --help')`}},
+		{"completion, unknown shell", []string{"completion", "tcsh"}, []string{`planlint: unknown shell "tcsh" for completion (want bash, fish, powershell, zsh)`}},
+		{"version, an argument", []string{"version", "x"}, []string{`planlint: version takes no arguments, not "x" (see 'planlint version --help')`}},
+		{"unknown command", []string{"bogus"}, []string{`planlint: unknown command "bogus" for "planlint" (see 'planlint --help')`}},
+		{"unknown global flag", []string{"--bogus"}, []string{"planlint: unknown flag: --bogus (see 'planlint --help')"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runIn(t, sharedtest.Root(), nil, tt.args...)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			got := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			if strings.Join(got, "\n") != strings.Join(tt.lines, "\n") {
+				t.Errorf("stderr:\n%s\nwant:\n%s", errOut, strings.Join(tt.lines, "\n"))
+			}
+			for _, l := range got {
+				if !strings.HasPrefix(l, "planlint: ") || strings.Contains(l, "planlint: planlint") ||
+					strings.Contains(l, "error: ") || strings.HasPrefix(l, "Error") {
+					t.Errorf("not one planlint line: %q", l)
+				}
+			}
+		})
+	}
+	t.Run("init, the file exists", func(t *testing.T) {
+		_, errOut, code := runIn(t, dir, nil, "init")
+		want := "planlint: " + existing + ": already exists (use --force to overwrite it)\n"
+		if code != ExitError || errOut != want {
+			t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
 		}
 	})
 }

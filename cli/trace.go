@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -46,6 +45,6 @@ func (t *traceFlags) write(env *Env) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "planlint: writing the trace: %v\n", err)
+		diagf(env.Stderr, "", "writing the trace: %v", err)
 	}
 }

@@ -138,14 +138,14 @@ func (t *triageRun) pulling(n, total int) {
 // notes prints the pull's notes on stderr.
 func (t *triageRun) notes(pull *capture.Pull) {
 	for _, n := range pull.Notes {
-		fmt.Fprintf(t.env.Stderr, "planlint: note: %s\n", n)
+		diag(t.env.Stderr, "", "note: "+n)
 	}
 	if len(pull.OtherTables) > 0 {
 		names := make([]string, len(pull.OtherTables))
 		for i, o := range pull.OtherTables {
 			names[i] = o.String()
 		}
-		fmt.Fprintf(t.env.Stderr, "planlint: note: no catalog facts for %s: planlint reads the tables of the session's database (%s) only\n",
+		diagf(t.env.Stderr, "", "note: no catalog facts for %s: planlint reads the tables of the session's database (%s) only",
 			strings.Join(names, ", "), t.sess.Info.Database)
 	}
 }
