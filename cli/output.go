@@ -46,14 +46,15 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (sarif, github, markdown, html)")
 	fl.StringVar(&o.baseline, "baseline", "", "hide findings recorded in this baseline file; fail only on new ones")
 	fl.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline file and exit 0")
-	completeValues(cmd, "format", reportFormats...)
-	completeValues(cmd, "fail-on", "error", "warning", "info", "none")
-	completeValues(cmd, "min-severity", "info", "warning", "error")
-	completeValues(cmd, "sort", "impact", "location")
 	fl.StringVar(&o.category, "sarif-category", "", "SARIF automationDetails.id, distinct per SARIF file uploaded for one commit")
 	fl.StringVar(&o.minSeverity, "min-severity", "warning", "show findings at or above this severity in text, markdown, html and github output: info, warning or error (json and sarif keep all; summaries count all)")
 	fl.StringVar(&o.root, "root", "", "directory that file paths in sarif, github, markdown, html and dot output and in baselines are relative to (default: the git repository root, else the working directory)")
 	fl.StringVar(&o.sort, "sort", "impact", "order of each file's findings in text output: impact (worst first) or location")
+	// Values complete only for flags already defined.
+	completeValues(cmd, "format", reportFormats...)
+	completeValues(cmd, "fail-on", "error", "warning", "info", "none")
+	completeValues(cmd, "min-severity", "info", "warning", "error")
+	completeValues(cmd, "sort", "impact", "location")
 }
 
 // invocation holds the settings of one command run: flags over the config file.

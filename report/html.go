@@ -405,7 +405,7 @@ func buildHTMLPlan(id string, q plan.LabeledPlan, nodeDOM map[*plan.RelOp]string
 				Path:  path,
 				Arrow: arrow,
 				Width: strconv.FormatFloat(width, 'f', 1, 64),
-				Title: fmt.Sprintf("%s rows (%s) from node %d to node %d", FormatCount(rows), kind, c.NodeID, n.NodeID),
+				Title: fmt.Sprintf("%s (%s) from node %d to node %d", countOf(rows, "row"), kind, c.NodeID, n.NodeID),
 			})
 		}
 	}
@@ -485,10 +485,10 @@ func describeNode(q *plan.QueryPlan, n *plan.RelOp) *htmlNode {
 	if hn.FullObject != "" {
 		tip = append(tip, hn.FullObject)
 	}
-	tip = append(tip, fmt.Sprintf("Estimated rows: %s (%s per execution × %s executions)", hn.EstText,
-		FormatCount(n.EstimateRows), FormatCount(n.EstimatedExecutions())))
+	tip = append(tip, fmt.Sprintf("Estimated rows: %s (%s per execution × %s)", hn.EstText,
+		FormatCount(n.EstimateRows), countOf(n.EstimatedExecutions(), "execution")))
 	if n.RunTime != nil {
-		tip = append(tip, fmt.Sprintf("Actual rows: %s in %s executions", hn.ActText, hn.ExecText))
+		tip = append(tip, fmt.Sprintf("Actual rows: %s in %s", hn.ActText, countOf(hn.Execs, "execution")))
 		tip = append(tip, "Actual of estimated: "+actualOfEstimated(n))
 		if hn.FactorText != "" {
 			tip = append(tip, "Estimate off by "+hn.FactorText)

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -102,4 +104,36 @@ func containsLine(lines []string, want string) bool {
 		}
 	}
 	return false
+}
+
+// TestNoOneWithAPluralNoun: no rendered output says "1 threads" or "1
+// executions" — checked over every golden file of the renderers and the
+// commands.
+func TestNoOneWithAPluralNoun(t *testing.T) {
+	bad := regexp.MustCompile(`(^|[^0-9.,])1 (threads|rows|executions|files|statements|errors|warnings|findings|branches|plans|pages|batches|operators|spills)\b`)
+	n := 0
+	for _, dir := range []string{"testdata/golden", "../cli/testdata/golden"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			n++
+			for i, line := range strings.Split(string(b), "\n") {
+				if m := bad.FindString(line); m != "" {
+					t.Errorf("%s:%d: %q", path, i+1, strings.TrimSpace(m))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no golden files read")
+	}
 }

@@ -287,3 +287,13 @@ func (e *errWriter) printf(format string, args ...any) {
 	}
 	_, e.err = fmt.Fprintf(e.w, format, args...)
 }
+
+// countOf is a count as FormatCount writes it with its noun, singular
+// when it reads 1: "1 execution", "1,250 rows", "0.5 rows".
+func countOf(v float64, noun string) string {
+	n := FormatCount(v)
+	if n == "1" {
+		return n + " " + noun
+	}
+	return n + " " + noun + "s"
+}
