@@ -36,6 +36,7 @@ func TestCommandLineRoughEdges(t *testing.T) {
 		{name: "completion of --color", args: []string{"__complete", "check", "--color", ""}, out: "auto\nalways\nnever"},
 		{name: "--jobs -1", args: []string{"check", "--jobs", "-1", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "--jobs must be 0"},
 		{name: "--max-file-size with a unit", args: []string{"check", "--fail-on", "none", "--max-file-size", "1 GiB", "fixtures/queue/param.sqlplan"}, out: "in 1 file\n"},
+		{name: "--max-file-size 1GiB", args: []string{"check", "--fail-on", "none", "--max-file-size", "1GiB", "fixtures/queue/param.sqlplan"}, out: "in 1 file\n"},
 		{name: "--max-file-size too small", args: []string{"check", "--max-file-size", "1KiB", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "param.sqlplan"},
 		{name: "--max-file-size nonsense", args: []string{"check", "--max-file-size", "lots", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "want a positive size"},
 		{name: "--output FORMAT=-", args: []string{"check", "--output", "json=-", "fixtures/queue/param.sqlplan"}, code: ExitError, err: "standard output takes --format json"},
