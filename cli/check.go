@@ -61,7 +61,7 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	if f.jobs < 0 {
 		return usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	}
-	cat, err := loadSchemas(f.schemas)
+	cat, err := loadSchemasIn(env, f.schemas)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
@@ -139,16 +139,21 @@ func unwrapPath(err error) error {
 }
 
 // loadSchemas reads and merges catalog facts; nil when none are given.
-func loadSchemas(paths []string) (*catalog.Catalog, error) {
+func loadSchemas(paths []string) (*catalog.Catalog, error) { return loadSchemasIn(&Env{}, paths) }
+
+// loadSchemasIn is loadSchemas with relative paths taken from env's
+// working directory.
+func loadSchemasIn(env *Env, paths []string) (*catalog.Catalog, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
 	var cat *catalog.Catalog
 	for _, p := range paths {
-		c, err := catalog.Load(p)
+		path := env.resolve(p)
+		c, err := catalog.Load(path)
 		if err != nil {
-			if strings.HasPrefix(err.Error(), p) { // catalog's errors start with the path
-				return nil, fmt.Errorf("--schema %w", err)
+			if msg, ok := strings.CutPrefix(err.Error(), path); ok { // catalog's errors start with the path
+				return nil, fmt.Errorf("--schema %s%s", p, msg)
 			}
 			return nil, fmt.Errorf("--schema %s: %w", p, err)
 		}

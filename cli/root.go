@@ -83,9 +83,6 @@ func Main(args []string, env Env) int {
 	}
 	root := newRoot(&env)
 	root.SetArgs(args)
-	root.SetIn(env.Stdin)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
 	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
@@ -151,6 +148,11 @@ func newRoot(env *Env) *cobra.Command {
 	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env),
 		newCacheCmd(env, g), newQuerystoreCmd(env, g), newDoctorCmd(env))
 	root.SetVersionTemplate("planlint {{.Version}}\n") // as 'planlint version' prints it
+	// Streams before the completion command, which keeps the writer it
+	// finds when it is made.
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
 	completeValues(root, "color", "auto", "always", "never")
 	fixCompletionCmd(root)
 	return root
