@@ -364,3 +364,46 @@ func TestDocsDoNotPromiseShippedFeatures(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameRealVariables: every PLANLINT_* variable README, docs/*.md
+// and action.yml name is one that planlint, its tests or the action's
+// script reads.
+func TestDocsNameRealVariables(t *testing.T) {
+	root := rootDir(t)
+	name := regexp.MustCompile(`PLANLINT_[A-Z_]+`)
+	read := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".sh") || strings.HasPrefix(p, filepath.Join(root, ".ci")+string(filepath.Separator))) {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, v := range name.FindAllString(string(b), -1) {
+			read[v] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	for _, p := range append(docs, filepath.Join(root, "README.md"), filepath.Join(root, "action.yml")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range name.FindAllString(string(b), -1) {
+			if !read[v] {
+				t.Errorf("%s names %s, which nothing reads", filepath.Base(p), v)
+			}
+		}
+	}
+}
