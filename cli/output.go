@@ -146,6 +146,9 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 func (r *invocation) openOutputs() error {
 	seen := map[string]string{} // cleaned absolute path → the flag naming it
 	check := func(flag, path string) error {
+		if st, err := os.Stat(r.env.resolve(path)); err == nil && !st.Mode().IsRegular() {
+			return nil // a device or pipe (/dev/null) takes any number of writers
+		}
 		abs := filepath.Clean(absPath(r.workDir, path))
 		if prev, ok := seen[abs]; ok {
 			return usageError("%s and %s name the same file", prev, flag)

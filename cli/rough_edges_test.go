@@ -138,6 +138,14 @@ func TestOutputDestinationsCheckedFirst(t *testing.T) {
 			t.Errorf("exit %d, stdout %d bytes, stderr %q; want %q", code, len(out), errOut, want)
 		}
 	})
+	t.Run("a device named twice", func(t *testing.T) {
+		if _, err := os.Stat(os.DevNull); err != nil || os.DevNull != "/dev/null" {
+			t.Skip("no /dev/null")
+		}
+		if _, errOut, code := run(t, "", "check", "--fail-on", "none", "--output", "sarif="+os.DevNull, "--output", "html="+os.DevNull, plan); code != ExitOK {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+	})
 	t.Run("an existing file is replaced whole", func(t *testing.T) {
 		if err := os.WriteFile(existing, bytes.Repeat([]byte("x"), 1<<20), 0o644); err != nil {
 			t.Fatal(err)
