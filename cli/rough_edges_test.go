@@ -239,3 +239,17 @@ func TestStderrLines(t *testing.T) {
 		}
 	})
 }
+
+// TestEverythingExcluded: a run whose every input the config file excludes
+// says there was nothing to analyse, not "0 errors … in 0 files".
+func TestEverythingExcluded(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, ".planlint.yaml")
+	if err := os.WriteFile(cfg, []byte("exclude: [\"*.sqlplan\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runIn(t, dir, nil, "check", "a.sqlplan")
+	if code != ExitOK || out != "nothing to analyse\n" || errOut != "planlint: a.sqlplan: excluded by "+cfg+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

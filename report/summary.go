@@ -16,8 +16,9 @@ type Summary struct {
 	// Scope is what the counts are over: "in 2 files"; "" with Counts.
 	Scope string
 	// Failed is "1 of 3 files could not be analysed", "no file could be
-	// analysed" or "none of the 3 files could be analysed"; "" when every
-	// input was analysed.
+	// analysed", "none of the 3 files could be analysed" or, when there
+	// was no input at all, "nothing to analyse"; "" when every input was
+	// analysed.
 	Failed string
 }
 
@@ -32,11 +33,13 @@ func summarize(r *Report) Summary {
 	if total > 0 && !slices.ContainsFunc(r.Files, func(f *File) bool { return f.Runtime() == nil }) {
 		noun = "statement"
 	}
-	if analysed > 0 || total == 0 {
+	if analysed > 0 {
 		s.Counts = fmt.Sprintf("%d %s, %d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"), i, plural(i, "info"))
 		s.Scope = fmt.Sprintf("in %d %s", analysed, plural(analysed, noun))
 	}
 	switch {
+	case total == 0: // every input excluded, or none given
+		s.Failed = "nothing to analyse"
 	case failed == 0:
 	case total == 1:
 		s.Failed = "no " + noun + " could be analysed"
