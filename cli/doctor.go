@@ -50,7 +50,7 @@ func runDoctor(cmd *cobra.Command, env *Env, f *doctorFlags) error {
 	if err != nil {
 		return err
 	}
-	rec, err := f.trace.recorder("doctor")
+	rec, err := f.trace.recorder(env, "doctor")
 	if err != nil {
 		return err
 	}

@@ -154,7 +154,7 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		}
 	}
 
-	if opts.session.Trace, err = f.trace.recorder("explain"); err != nil {
+	if opts.session.Trace, err = f.trace.recorder(env, "explain"); err != nil {
 		return err
 	}
 	defer f.trace.write(env)

@@ -105,7 +105,7 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 	if err != nil {
 		return nil, err
 	}
-	rec, err := f.trace.recorder(cmd.Name())
+	rec, err := f.trace.recorder(env, cmd.Name())
 	if err != nil {
 		return nil, err
 	}
