@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -116,6 +117,11 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		return err
 	}
 	defer r.release()
+	if f.save != "" {
+		if err := checkSaveDir(env.resolve(f.save)); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--save %s: %w", f.save, err)}
+		}
+	}
 	opts, err := parseExplainOptions(f)
 	if err != nil {
 		return err
@@ -518,6 +524,25 @@ func sortFindings(fs []*report.Finding) {
 // savePlans writes the captured documents as UTF-8 .sqlplan files and the
 // catalog facts as catalog.json, so that `planlint check --schema
 // DIR/catalog.json DIR/*.sqlplan` repeats the analysis offline.
+// checkSaveDir fails, as --output does, before the capture when the --save
+// folder cannot be made: the deepest part of it that exists must be a
+// directory. Nothing is created yet.
+func checkSaveDir(dir string) error {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		switch {
+		case err == nil && st.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s is not a directory", d)
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return unwrapPath(err)
+		case filepath.Dir(d) == d:
+			return nil
+		}
+	}
+}
+
 func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--save: %w", err)

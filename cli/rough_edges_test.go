@@ -100,6 +100,8 @@ func TestOutputDestinationsCheckedFirst(t *testing.T) {
 			"planlint: --output json=" + created + " and --output sarif=" + created + " name the same file\n"},
 		{"the run fails after the files are open", []string{"check", "--output", "json=" + created, "--output", "sarif=" + existing, "--schema", missing + "/schema.sql", plan},
 			"planlint: --schema " + missing + "/schema.sql: no such file or directory\n"},
+		{"explain --save under a file", []string{"explain", "--save", precious + "/plans", "fixtures/queue/literal.sql"},
+			"planlint: --save " + precious + "/plans: " + precious + " is not a directory\n"},
 		{"explain, before connecting", []string{"explain", "--output", "json=" + missing + "/r.json", "fixtures/queue/literal.sql"},
 			"planlint: --output json=" + missing + "/r.json: the directory " + missing + " does not exist\n"},
 	}
