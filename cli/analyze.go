@@ -29,7 +29,9 @@ type analyzer struct {
 func errorFile(path string, err error) *report.File {
 	msg := err.Error()
 	if strings.EqualFold(filepath.Ext(path), ".sql") && strings.Contains(msg, "not XML") {
-		msg += " (a .sql file is T-SQL: 'planlint explain " + path + "' captures its plans from a server)"
+		// The plan decoder's general hint, made specific to this file.
+		msg = strings.Replace(msg, " (planlint explain runs a query to capture its plan)", "", 1) +
+			" (a .sql file is T-SQL: 'planlint explain " + path + "' captures its plans from a server)"
 	}
 	return &report.File{Path: path, Error: &msg}
 }

@@ -23,7 +23,7 @@ func newCacheCmd(env *Env, g *globalFlags) *cobra.Command {
 		Example: "  planlint cache -S prod -d WorkDb --top 10\n" +
 			"  planlint cache -S prod --order-by reads --like 'dbo.Work' --format json\n" +
 			"  planlint cache -S prod -d WorkDb --order-by grant --tree",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCache(cmd, env, g, f)
 		},
@@ -59,7 +59,7 @@ func runCache(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags) erro
 		if f.like != "" {
 			what += fmt.Sprintf(" whose text is LIKE %q", capture.LikePattern(f.like))
 		}
-		fmt.Fprintf(env.Stderr, "planlint: %s\n", what)
+		diag(env.Stderr, "", what)
 	}
 	tr, err := t.analyse(pull, methodPlanCache)
 	if err != nil {

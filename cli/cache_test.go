@@ -167,7 +167,7 @@ func TestTriageRefusesBeforeConnecting(t *testing.T) {
 		{[]string{"cache", "--order-by", "io"}, `--order-by "io": want one of cpu, duration, reads, executions, grant`},
 		{[]string{"cache", "--max-file-size", "0"}, "--max-file-size\" flag: want a positive size"},
 		{[]string{"cache", "--format", "yaml"}, "--format must be one of"},
-		{[]string{"cache", "extra.sqlplan"}, "unknown command"},
+		{[]string{"cache", "extra.sqlplan"}, `cache takes no arguments, not "extra.sqlplan"`},
 		{[]string{"querystore", "--since", "yesterday"}, `--since "yesterday": want a duration such as 24h, 90m or 7d`},
 		{[]string{"querystore", "--query-id", "-4"}, "--query-id -4: query ids are positive"},
 		{[]string{"querystore", "--query-id", "4", "--format", "sarif"}, "--query-id prints more than findings: use --format text or json"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +34,7 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 			"plan cache or Query Store, or - for standard input. With --schema it also reads catalog facts (CREATE TABLE /\n" +
 			"CREATE INDEX scripts, or the JSON that 'explain --save' writes) for the filtered-index rules.",
 		Example: "  planlint check slow.sqlplan\n  planlint check --schema schema.sql --format json plans/*.sqlplan\n  planlint check plans/          # every .sqlplan and .xml below plans\n  planlint check 'plans/**/*.sqlplan'\n  planlint check - < plan.xml",
-		Args:    cobra.MinimumNArgs(1),
+		Args:    needArgs("a plan file, a directory, a glob or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd, env, g, f, args)
 		},
@@ -56,10 +57,11 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	if f.jobs < 0 {
 		return usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	}
-	cat, err := loadSchemas(f.schemas)
+	cat, err := loadSchemasIn(env, f.schemas)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
@@ -142,14 +144,22 @@ func unwrapPath(err error) error {
 }
 
 // loadSchemas reads and merges catalog facts; nil when none are given.
-func loadSchemas(paths []string) (*catalog.Catalog, error) {
+func loadSchemas(paths []string) (*catalog.Catalog, error) { return loadSchemasIn(&Env{}, paths) }
+
+// loadSchemasIn is loadSchemas with relative paths taken from env's
+// working directory.
+func loadSchemasIn(env *Env, paths []string) (*catalog.Catalog, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
 	var cat *catalog.Catalog
 	for _, p := range paths {
-		c, err := catalog.Load(p)
+		path := env.resolve(p)
+		c, err := catalog.Load(path)
 		if err != nil {
+			if msg, ok := strings.CutPrefix(err.Error(), path); ok { // catalog's errors start with the path
+				return nil, fmt.Errorf("--schema %s%s", p, msg)
+			}
 			return nil, fmt.Errorf("--schema %s: %w", p, err)
 		}
 		if cat == nil {

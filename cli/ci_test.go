@@ -227,6 +227,14 @@ func TestOutputs(t *testing.T) {
 	if !strings.Contains(out, "::error file=") || !strings.Contains(string(b), "key-lookup") {
 		t.Errorf("github format: annotations %q, summary %q", out, b)
 	}
+	// With --output github=PATH as well, the summary is appended once.
+	summary2 := filepath.Join(dir, "summary2.md")
+	runIn(t, dir, map[string]string{"GITHUB_STEP_SUMMARY": summary2}, "check", "--format", "github",
+		"--output", "github="+filepath.Join(dir, "annotations.txt"), status)
+	b, _ = os.ReadFile(summary2)
+	if n := strings.Count(string(b), "<!-- planlint-report -->"); n != 1 {
+		t.Errorf("github format twice: the job summary holds %d reports, want 1", n)
+	}
 }
 
 // TestSharedOutputsRedact: sarif, github, markdown and html mask literals

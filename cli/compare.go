@@ -89,19 +89,19 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 	if err != nil {
 		return err
 	}
-	cat, err := loadSchemas(f.schemas)
+	cat, err := loadSchemasIn(env, f.schemas)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
 	sides := make([]compare.Side, 2)
 	files := make([]*report.File, 2)
 	for i, path := range []string{pathA, pathB} {
-		in, err := openFile(path) // its errors say it once: "no such file"
+		in, err := openFile(env.resolve(path)) // its errors say it once: "no such file"
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", path, err)}
 		}
 		in.Close()
-		doc, err := plan.ParseFile(path, plan.Options{})
+		doc, err := plan.ParseFile(env.resolve(path), plan.Options{})
 		if err != nil {
 			return &exitError{code: ExitError, err: err}
 		}

@@ -63,7 +63,7 @@ func (c *connFlags) options(cmd *cobra.Command, env *Env, machineOutput bool) (c
 	o.ConnectionString = c.connectionString
 	o.Server = c.server
 	if fl.Changed("connection-string") && capture.Redact(c.connectionString) != c.connectionString {
-		fmt.Fprintln(env.Stderr, "planlint: warning: --connection-string holds a secret on the command line, where other users can read it; use PLANLINT_CONNECTION, SQLCMDPASSWORD or --password-stdin")
+		diag(env.Stderr, "", "warning: --connection-string holds a secret on the command line, where other users can read it; use PLANLINT_CONNECTION, SQLCMDPASSWORD or --password-stdin")
 	}
 	switch {
 	case fl.Changed("connection-string"), fl.Changed("server"):
@@ -92,7 +92,7 @@ func (c *connFlags) options(cmd *cobra.Command, env *Env, machineOutput bool) (c
 		}
 		o.Password = pw
 	case fl.Changed("password"):
-		fmt.Fprintln(env.Stderr, "planlint: warning: -P puts the password on the command line, where other users can read it; use SQLCMDPASSWORD or --password-stdin")
+		diag(env.Stderr, "", "warning: -P puts the password on the command line, where other users can read it; use SQLCMDPASSWORD or --password-stdin")
 		o.Password = c.password
 	case env.Getenv("SQLCMDPASSWORD") != "" && !hasPassword(o.ConnectionString):
 		o.Password = env.Getenv("SQLCMDPASSWORD")

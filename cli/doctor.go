@@ -33,7 +33,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 			"at the end). Exit status 0 when everything explain needs works, 1 otherwise, with the reason and what to grant.",
 		Example: "  planlint doctor -S db -d WorkDb -U app   # password from $SQLCMDPASSWORD\n" +
 			"  planlint doctor --connection-string \"$DSN\" --format json",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDoctor(cmd, env, f) },
 	}
 	f.conn.register(cmd)
@@ -50,7 +50,7 @@ func runDoctor(cmd *cobra.Command, env *Env, f *doctorFlags) error {
 	if err != nil {
 		return err
 	}
-	rec, err := f.trace.recorder("doctor")
+	rec, err := f.trace.recorder(env, "doctor")
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -54,7 +55,7 @@ func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 			"  planlint explain --connection-string \"$DSN\" --param @Status=1 poll.sql\n" +
 			"  planlint explain -S db --actual --set-options ssms claim.sql\n" +
 			"  planlint explain -S db --parameterization forced --save plans/ poll.sql && planlint check --schema plans/catalog.json plans/*.sqlplan",
-		Args: cobra.MinimumNArgs(1),
+		Args: needArgs("a .sql file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplain(cmd, env, g, f, args)
 		},
@@ -115,6 +116,12 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 	if err != nil {
 		return err
 	}
+	defer r.release()
+	if f.save != "" {
+		if err := checkSaveDir(env.resolve(f.save)); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--save %s: %w", f.save, err)}
+		}
+	}
 	opts, err := parseExplainOptions(f)
 	if err != nil {
 		return err
@@ -154,7 +161,7 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		}
 	}
 
-	if opts.session.Trace, err = f.trace.recorder("explain"); err != nil {
+	if opts.session.Trace, err = f.trace.recorder(env, "explain"); err != nil {
 		return err
 	}
 	defer f.trace.write(env)
@@ -212,31 +219,31 @@ func readScripts(env *Env, paths, params []string) ([]*sqlscript.Script, error) 
 	for _, path := range paths {
 		rc, err := openFile(env.resolve(path))
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
+			diag(env.Stderr, path, err.Error())
 			failed = true
 			continue
 		}
 		src, err := readAll(rc)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %v\n", path, err)
+			diag(env.Stderr, path, err.Error())
 			failed = true
 			continue
 		}
 		s, err := sqlscript.Parse(path, src)
 		if s == nil {
-			fmt.Fprintf(env.Stderr, "planlint: %v\n", err)
+			diag(env.Stderr, "", err.Error())
 			failed = true
 			continue
 		}
 		for _, d := range s.Diagnostics {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", d.Severity, d)
+			diag(env.Stderr, "", diagnosticLine(d))
 		}
 		if err != nil || !checkSuppressions(env, s) {
 			failed = true
 			continue
 		}
 		if len(s.Batches) == 0 {
-			fmt.Fprintf(env.Stderr, "planlint: warning: %s: no statement to capture\n", path)
+			diag(env.Stderr, path, "warning: no statement to capture")
 		}
 		scripts = append(scripts, s)
 	}
@@ -269,8 +276,7 @@ func refuseNotRollbackable(env *Env, scripts []*sqlscript.Script) error {
 		for _, b := range s.Batches {
 			for _, st := range b.Request().Statements {
 				if reason, no := st.NotRollbackable(); no {
-					fmt.Fprintf(env.Stderr, "planlint: %s:%d:%d: --actual runs each statement inside a transaction that is rolled back, and this one cannot be: %s\n",
-						s.Path, st.Range.Start.Line, st.Range.Start.Column, reason)
+					diagf(env.Stderr, fmt.Sprintf("%s:%d:%d", s.Path, st.Range.Start.Line, st.Range.Start.Column), "--actual runs each statement inside a transaction that is rolled back, and this one cannot be: %s", reason)
 					bad = true
 				}
 			}
@@ -467,8 +473,7 @@ func checkSuppressions(env *Env, s *sqlscript.Script) bool {
 	for _, sup := range s.Suppressions {
 		for _, ref := range sup.Rules {
 			if !strings.EqualFold(ref, "all") && rules.Lookup(ref) == nil {
-				fmt.Fprintf(env.Stderr, "planlint: %s:%d:%d: planlint-ignore names unknown rule %q (run 'planlint rules' for the list)\n",
-					s.Path, sup.Range.Start.Line, sup.Range.Start.Column, ref)
+				diagf(env.Stderr, fmt.Sprintf("%s:%d:%d", s.Path, sup.Range.Start.Line, sup.Range.Start.Column), "planlint-ignore names unknown rule %q (run 'planlint rules' for the list)", ref)
 				ok = false
 			}
 		}
@@ -520,6 +525,25 @@ func sortFindings(fs []*report.Finding) {
 // savePlans writes the captured documents as UTF-8 .sqlplan files and the
 // catalog facts as catalog.json, so that `planlint check --schema
 // DIR/catalog.json DIR/*.sqlplan` repeats the analysis offline.
+// checkSaveDir fails, as --output does, before the capture when the --save
+// folder cannot be made: the deepest part of it that exists must be a
+// directory. Nothing is created yet.
+func checkSaveDir(dir string) error {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		switch {
+		case err == nil && st.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s is not a directory", d)
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return unwrapPath(err)
+		case filepath.Dir(d) == d:
+			return nil
+		}
+	}
+}
+
 func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--save: %w", err)
@@ -556,7 +580,7 @@ func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) er
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
-	fmt.Fprintf(env.Stderr, "planlint: saved %d plan(s) and the catalog facts in %s; re-run offline with: planlint check --schema %s %s\n",
+	diagf(env.Stderr, "", "saved %d plan(s) and the catalog facts in %s; re-run offline with: planlint check --schema %s %s",
 		len(plans), dir, path, filepath.Join(dir, "*.sqlplan"))
 	return nil
 }

@@ -97,7 +97,7 @@ func TestExplainServerErrors(t *testing.T) {
 			if code != ExitError || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q\nwant exit 2 and %q", code, errOut, tt.want)
 			}
-			if !strings.Contains(out, "(1 could not be analysed)") {
+			if !strings.Contains(out, "no file could be analysed") {
 				t.Errorf("stdout = %q", out)
 			}
 		})

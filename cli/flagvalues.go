@@ -63,7 +63,7 @@ func fixCompletionCmd(root *cobra.Command) {
 		c.Args = cobra.ArbitraryArgs
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError("completion: unknown shell %q (want %s)", args[0], strings.Join(shells, ", "))
+				return usageError("unknown shell %q for completion (want %s)", args[0], strings.Join(shells, ", "))
 			}
 			return cmd.Help()
 		}

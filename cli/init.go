@@ -17,7 +17,7 @@ func newInitCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented starter " + config.FileName + " in the working directory",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, err := workDir(env)
 			if err != nil {
@@ -29,7 +29,7 @@ func newInitCmd(env *Env) *cobra.Command {
 				f, err = createOutput(path)
 			}
 			if errors.Is(err, fs.ErrExist) {
-				return usageError("%s already exists (use --force to overwrite it)", path)
+				return usageError("%s: already exists (use --force to overwrite it)", path)
 			}
 			if err != nil {
 				return &exitError{code: ExitError, err: err}

@@ -46,14 +46,15 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (sarif, github, markdown, html)")
 	fl.StringVar(&o.baseline, "baseline", "", "hide findings recorded in this baseline file; fail only on new ones")
 	fl.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline file and exit 0")
-	completeValues(cmd, "format", reportFormats...)
-	completeValues(cmd, "fail-on", "error", "warning", "info", "none")
-	completeValues(cmd, "min-severity", "info", "warning", "error")
-	completeValues(cmd, "sort", "impact", "location")
 	fl.StringVar(&o.category, "sarif-category", "", "SARIF automationDetails.id, distinct per SARIF file uploaded for one commit")
 	fl.StringVar(&o.minSeverity, "min-severity", "warning", "show findings at or above this severity in text, markdown, html and github output: info, warning or error (json and sarif keep all; summaries count all)")
 	fl.StringVar(&o.root, "root", "", "directory that file paths in sarif, github, markdown, html and dot output and in baselines are relative to (default: the git repository root, else the working directory)")
 	fl.StringVar(&o.sort, "sort", "impact", "order of each file's findings in text output: impact (worst first) or location")
+	// Values complete only for flags already defined.
+	completeValues(cmd, "format", reportFormats...)
+	completeValues(cmd, "fail-on", "error", "warning", "info", "none")
+	completeValues(cmd, "min-severity", "info", "warning", "error")
+	completeValues(cmd, "sort", "impact", "location")
 }
 
 // invocation holds the settings of one command run: flags over the config file.
@@ -71,6 +72,13 @@ type invocation struct {
 	// unusedScope takes the names of the files the command reads, for
 	// reporting unused suppress entries (see unusedEntries); nil for none.
 	unusedScope func(name string) bool
+	// files are the --output and --write-baseline destinations, opened by
+	// prepare and written by finish; release removes the ones never written.
+	files        map[string]*pendingOutput // format → file
+	baselineFile *pendingOutput
+	// summarized is set once the GitHub renderer has appended the job
+	// summary, so a second github output does not append it again.
+	summarized bool
 }
 
 // rulesConfig is the config file's per-rule settings (nil when none).
@@ -98,6 +106,9 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 		}
 		if path == "-" {
 			return nil, usageError("--output %s=-: standard output takes --format %s", f, f)
+		}
+		if prev := r.extra[f]; prev != "" {
+			return nil, usageError("--output %s given twice (%s and %s)", f, prev, path)
 		}
 		r.extra[f] = path
 	}
@@ -128,7 +139,67 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 	if r.colored, err = g.useColor(env, env.Stdout); err != nil {
 		return nil, err
 	}
+	if err := r.openOutputs(); err != nil {
+		r.release()
+		return nil, err
+	}
 	return r, nil
+}
+
+// openOutputs opens every --output and --write-baseline file before the
+// run, so that one that cannot be written fails it with nothing analysed
+// and nothing on stdout.
+func (r *invocation) openOutputs() error {
+	seen := map[string]string{} // cleaned absolute path → the flag naming it
+	check := func(flag, path string) error {
+		if st, err := os.Stat(r.env.resolve(path)); err == nil && !st.Mode().IsRegular() {
+			return nil // a device or pipe (/dev/null) takes any number of writers
+		}
+		abs := filepath.Clean(absPath(r.workDir, path))
+		if prev, ok := seen[abs]; ok {
+			return usageError("%s and %s name the same file", prev, flag)
+		}
+		seen[abs] = flag
+		return nil
+	}
+	r.files = map[string]*pendingOutput{}
+	for _, f := range reportFormats {
+		path := r.extra[f]
+		if path == "" {
+			continue
+		}
+		flag := "--output " + f + "=" + path
+		if err := check(flag, path); err != nil {
+			return err
+		}
+		p, err := openPending(r.env.resolve(path))
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", flag, err)}
+		}
+		r.files[f] = p
+	}
+	if path := r.out.writeBaseline; path != "" {
+		if err := check("--write-baseline "+path, path); err != nil {
+			return err
+		}
+		p, err := openPending(r.env.resolve(path))
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--write-baseline %s: %w", path, err)}
+		}
+		r.baselineFile = p
+	}
+	return nil
+}
+
+// release closes the output files that were not written and removes the
+// ones this run created; commands defer it after prepare.
+func (r *invocation) release() {
+	for _, p := range r.files {
+		p.abandon()
+	}
+	if r.baselineFile != nil {
+		r.baselineFile.abandon()
+	}
 }
 
 // loadConfig reads the configuration file and resolves --fail-on and
@@ -171,7 +242,7 @@ func (r *invocation) excluded(paths []string) []string {
 	var keep []string
 	for _, p := range paths {
 		if p != "-" && r.cfg.Excluded(p) {
-			fmt.Fprintf(r.env.Stderr, "planlint: %s: excluded by %s\n", p, r.cfg.Path)
+			diagf(r.env.Stderr, p, "excluded by %s", r.cfg.Path)
 			continue
 		}
 		keep = append(keep, p)
@@ -186,7 +257,7 @@ func (r *invocation) finish(rep *report.Report) error {
 	env := r.env
 	for _, f := range rep.Files {
 		if f.Error != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %s\n", f.Path, *f.Error)
+			diag(env.Stderr, f.Path, *f.Error)
 		}
 	}
 	r.applySuppressions(rep)
@@ -204,12 +275,12 @@ func (r *invocation) finish(rep *report.Report) error {
 		return &exitError{code: ExitError, err: fmt.Errorf("writing the report: %w", err)}
 	}
 	for _, f := range reportFormats {
-		path := r.extra[f]
-		if path == "" {
+		p := r.files[f]
+		if p == nil {
 			continue
 		}
-		if err := r.writeFile(path, f, rep); err != nil {
-			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, path, err)}
+		if err := p.write(func(w io.Writer) error { return r.render(w, f, rep, true) }); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, r.extra[f], err)}
 		}
 	}
 	switch {
@@ -221,18 +292,6 @@ func (r *invocation) finish(rep *report.Report) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
-}
-
-func (r *invocation) writeFile(path, format string, rep *report.Report) error {
-	f, err := createOutput(path)
-	if err != nil {
-		return err
-	}
-	if err := r.render(f, format, rep, true); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // render writes the report in one format. Shared formats (sarif, github,
@@ -249,7 +308,12 @@ func (r *invocation) render(w io.Writer, format string, rep *report.Report, toFi
 		if p := r.extra["sarif"]; p != "" {
 			full = p
 		}
-		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.baseDir, SummaryPath: r.env.Getenv("GITHUB_STEP_SUMMARY"),
+		summary := r.env.Getenv("GITHUB_STEP_SUMMARY")
+		if r.summarized {
+			summary = "" // stdout and --output github=PATH append it once
+		}
+		r.summarized = true
+		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.baseDir, SummaryPath: summary,
 			FullReport: full, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "markdown":
 		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.baseDir, NoRedact: noRedact, MinSeverity: r.minShown})
@@ -302,18 +366,10 @@ func statementText(f *report.File, x *report.Finding) string {
 
 func (r *invocation) saveBaseline(rep *report.Report) error {
 	entries := baseline.Entries(r.baselineItems(rep))
-	f, err := createOutput(r.out.writeBaseline)
-	if err != nil {
-		return fmt.Errorf("--write-baseline: %w", err)
+	if err := r.baselineFile.write(func(w io.Writer) error { return baseline.Write(w, entries) }); err != nil {
+		return fmt.Errorf("--write-baseline %s: %w", r.out.writeBaseline, err)
 	}
-	if err := baseline.Write(f, entries); err != nil {
-		f.Close()
-		return fmt.Errorf("--write-baseline: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--write-baseline: %w", err)
-	}
-	fmt.Fprintf(r.env.Stderr, "planlint: recorded %d finding(s) in %s\n", len(r.baselineItems(rep)), r.out.writeBaseline)
+	diagf(r.env.Stderr, "", "recorded %d finding(s) in %s", len(r.baselineItems(rep)), r.out.writeBaseline)
 	return nil
 }
 
@@ -332,9 +388,9 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 		f.Findings = slices.DeleteFunc(f.Findings, func(x *report.Finding) bool { return !keep[x] })
 	}
 	if known > 0 {
-		fmt.Fprintf(r.env.Stderr, "planlint: %d finding(s) hidden by the baseline %s\n", known, r.out.baseline)
+		diagf(r.env.Stderr, "", "%d finding(s) hidden by the baseline %s", known, r.out.baseline)
 	} else if len(b.Entries()) > 0 && len(r.baselineItems(rep)) > 0 {
-		fmt.Fprintf(r.env.Stderr, "planlint: the baseline %s matched none of the %d finding(s); its paths are relative to %s (set --root to change)\n",
+		diagf(r.env.Stderr, "", "the baseline %s matched none of the %d finding(s); its paths are relative to %s (set --root to change)",
 			r.out.baseline, len(r.baselineItems(rep)), r.baseDir)
 	}
 	analysed := map[string]bool{}
@@ -348,7 +404,7 @@ func (r *invocation) applyBaseline(rep *report.Report) error {
 		}
 	}
 	if fixed > 0 {
-		fmt.Fprintf(r.env.Stderr, "planlint: %d baselined finding(s) no longer occur; rewrite the baseline with --write-baseline %s\n", fixed, r.out.baseline)
+		diagf(r.env.Stderr, "", "%d baselined finding(s) no longer occur; rewrite the baseline with --write-baseline %s", fixed, r.out.baseline)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func newQuerystoreCmd(env *Env, g *globalFlags) *cobra.Command {
 		Example: "  planlint querystore -S prod -d WorkDb --since 2h --order-by duration\n" +
 			"  planlint querystore -S prod -d WorkDb --query-id 42\n" +
 			"  planlint querystore -S prod -d WorkDb --like '%dbo.Work%' --format json",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runQuerystore(cmd, env, g, f)
 		},
@@ -79,7 +79,7 @@ func runQuerystore(cmd *cobra.Command, env *Env, g *globalFlags, f *querystoreFl
 		if f.queryID > 0 {
 			return &exitError{code: ExitError, err: fmt.Errorf("the Query Store of database %s has no plan of query %d", t.sess.Info.Database, f.queryID)}
 		}
-		fmt.Fprintf(env.Stderr, "planlint: Query Store of database %s recorded no execution in the last %s\n", t.sess.Info.Database, sinceText(since))
+		diagf(env.Stderr, "", "Query Store of database %s recorded no execution in the last %s", t.sess.Info.Database, sinceText(since))
 	}
 	tr, err := t.analyse(pull, methodQueryStore)
 	if err != nil {

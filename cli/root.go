@@ -83,26 +83,43 @@ func Main(args []string, env Env) int {
 	}
 	root := newRoot(&env)
 	root.SetArgs(args)
-	root.SetIn(env.Stdin)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(env.Stderr, "planlint: %v\n", ee.err)
+			diag(env.Stderr, "", ee.err.Error())
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown command or flag, wrong argument count.
-	fmt.Fprintf(env.Stderr, "planlint: %v\n", err)
-	if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "arg") || strings.Contains(err.Error(), "flag") {
-		fmt.Fprintf(env.Stderr, "Run 'planlint --help' for usage.\n")
+	// cobra's own errors: unknown command, wrong argument count.
+	if cmd == nil {
+		cmd = root
 	}
+	diagf(env.Stderr, "", "%v (see '%s --help')", err, cmd.CommandPath())
 	return ExitError
+}
+
+// needArgs is cobra.MinimumNArgs(1) with an error that names the
+// arguments wanted.
+func needArgs(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return fmt.Errorf("%s needs at least one argument: %s", cmd.Name(), what)
+		}
+		return nil
+	}
+}
+
+// noArgs is cobra.NoArgs with an error that says what is wrong, not
+// "unknown command" for a command that has none.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%s takes no arguments, not %q", cmd.Name(), args[0])
+	}
+	return nil
 }
 
 type globalFlags struct {
@@ -131,6 +148,11 @@ func newRoot(env *Env) *cobra.Command {
 	root.AddCommand(newCheckCmd(env, g), newCompareCmd(env, g), newInitCmd(env), newExplainCmd(env, g), newRulesCmd(env, g), newVersionCmd(env),
 		newCacheCmd(env, g), newQuerystoreCmd(env, g), newDoctorCmd(env))
 	root.SetVersionTemplate("planlint {{.Version}}\n") // as 'planlint version' prints it
+	// Streams before the completion command, which keeps the writer it
+	// finds when it is made.
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
 	completeValues(root, "color", "auto", "always", "never")
 	fixCompletionCmd(root)
 	return root
@@ -167,7 +189,7 @@ func newVersionCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print planlint's version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := fmt.Fprintf(cmd.OutOrStdout(), "planlint %s\n", Version())
 			return err

@@ -32,14 +32,7 @@ func newRulesCmd(env *Env, g *globalFlags) *cobra.Command {
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "CODE\tNAME\tSEVERITY\tNEEDS\tSUMMARY")
 				for _, r := range rules.All() {
-					needs := "plan"
-					switch {
-					case r.Run == nil: // reported about suppressions: .sql comments, .planlint.yaml entries
-						needs = "suppressions"
-					case r.Catalog:
-						needs = "plan+catalog"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Code, r.Name, r.Severity, needs, r.Summary)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Code, r.Name, r.Severity, rules.NeedsBrief(r), r.Summary)
 				}
 				return tw.Flush()
 			}

@@ -58,7 +58,7 @@ func (r *invocation) applySuppressions(rep *report.Report) {
 	}
 	rep.SuppressedBy = source
 	if unused := r.unusedEntries(rep, used, source); len(unused) > 0 {
-		f := &report.File{Path: source, Statements: []*report.Statement{}, Findings: unused}
+		f := &report.File{Path: source, Statements: []*report.Statement{}, Findings: unused, Config: true}
 		report.SetFingerprints(&report.Report{Files: []*report.File{f}}, r.baseDir)
 		rep.Files = append(rep.Files, f)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +13,7 @@ type traceFlags struct {
 	file string
 	data bool
 	rec  *trace.Recorder
+	out  *pendingOutput
 }
 
 func (t *traceFlags) register(cmd *cobra.Command) {
@@ -21,31 +21,34 @@ func (t *traceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&t.data, "trace-data", false, "with --trace: also record row values and plan XML")
 }
 
-// recorder starts the recording, or returns nil without --trace.
-func (t *traceFlags) recorder(command string) (*trace.Recorder, error) {
+// recorder starts the recording, or returns nil without --trace. The file
+// is opened now, as --output files are, so that a path that cannot be
+// written stops the command before it connects, and never through a
+// symbolic link.
+func (t *traceFlags) recorder(env *Env, command string) (*trace.Recorder, error) {
 	if t.file == "" {
 		if t.data {
 			return nil, usageError("--trace-data needs --trace FILE")
 		}
 		return nil, nil
 	}
+	out, err := openPending(env.resolve(t.file))
+	if err != nil {
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("--trace %s: %w", t.file, err)}
+	}
+	t.out = out
 	t.rec = trace.NewRecorder(command, t.data)
 	return t.rec, nil
 }
 
 // write saves the recording; it runs whether the command succeeded or not.
 func (t *traceFlags) write(env *Env) {
-	if t.rec == nil {
+	if t.rec == nil || t.out == nil {
 		return
 	}
-	f, err := os.Create(env.resolve(t.file))
-	if err == nil {
-		err = t.rec.Write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "planlint: writing the trace: %v\n", err)
+	out := t.out
+	t.out = nil
+	if err := out.write(t.rec.Write); err != nil {
+		diagf(env.Stderr, "", "--trace %s: %v", t.file, err)
 	}
 }

@@ -115,3 +115,39 @@ func TestTriageTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceFileCheckedFirst: a --trace path that cannot be written stops
+// explain, cache, querystore and doctor before they connect, and a
+// symbolic link is never written through.
+func TestTraceFileCheckedFirst(t *testing.T) {
+	inRoot(t)
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "precious")
+	if err := os.WriteFile(precious, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(precious, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	missing := filepath.Join(dir, "missing", "t.json")
+	for _, args := range [][]string{
+		{"explain", "--trace", missing, "fixtures/queue/param.sql"},
+		{"cache", "--trace", missing},
+		{"querystore", "--trace", link},
+		{"doctor", "--trace", link},
+	} {
+		srv := capturetest.Start(t, capturetest.Config{})
+		_, errOut, code := runWith(t, dsnVars(srv), "", args...)
+		want := "planlint: --trace " + args[2] + ": "
+		if code != ExitError || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line starting %q", args, code, errOut, want)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("%v: %d messages reached the server", args, n)
+		}
+	}
+	if b, _ := os.ReadFile(precious); string(b) != "keep" {
+		t.Errorf("the trace was written through the link: %q", b)
+	}
+}

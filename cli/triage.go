@@ -92,6 +92,12 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 	if err != nil {
 		return nil, err
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			inv.release()
+		}
+	}()
 	if extras != "" && f.out.format != "text" && f.out.format != "json" {
 		return nil, usageError("%s prints more than findings: use --format text or json (--output FORMAT=PATH writes the findings in other formats)", extras)
 	}
@@ -99,7 +105,7 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 	if err != nil {
 		return nil, err
 	}
-	rec, err := f.trace.recorder(cmd.Name())
+	rec, err := f.trace.recorder(env, cmd.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +118,13 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 		return nil, &exitError{code: ExitError, err: err}
 	}
 	t := &triageRun{env: env, inv: inv, sess: sess, progress: newProgress(env), ctx: ctx, stop: stop, trace: &f.trace}
+	ok = true
 	t.progress.printf("connected to %s (SQL Server %s), database %s\n", sess.Connection().Redacted, sess.Info.ProductVersion, sess.Info.Database)
 	return t, nil
 }
 
 func (t *triageRun) close() {
+	t.inv.release()
 	t.sess.Close()
 	t.stop()
 	t.trace.write(t.env)
@@ -130,14 +138,14 @@ func (t *triageRun) pulling(n, total int) {
 // notes prints the pull's notes on stderr.
 func (t *triageRun) notes(pull *capture.Pull) {
 	for _, n := range pull.Notes {
-		fmt.Fprintf(t.env.Stderr, "planlint: note: %s\n", n)
+		diag(t.env.Stderr, "", "note: "+n)
 	}
 	if len(pull.OtherTables) > 0 {
 		names := make([]string, len(pull.OtherTables))
 		for i, o := range pull.OtherTables {
 			names[i] = o.String()
 		}
-		fmt.Fprintf(t.env.Stderr, "planlint: note: no catalog facts for %s: planlint reads the tables of the session's database (%s) only\n",
+		diagf(t.env.Stderr, "", "note: no catalog facts for %s: planlint reads the tables of the session's database (%s) only",
 			strings.Join(names, ", "), t.sess.Info.Database)
 	}
 }

@@ -225,7 +225,7 @@ func compareWithB(ctx context.Context, env *Env, r *invocation, spec *compareSpe
 		bErrs = append(bErrs, "interrupted before B was captured")
 	}
 	for _, e := range bErrs {
-		fmt.Fprintf(env.Stderr, "planlint: B (%s): %s\n", bLabel, e)
+		diagf(env.Stderr, "", "B (%s): %s", bLabel, e)
 	}
 
 	byKey := map[string]savedPlan{}

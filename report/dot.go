@@ -83,7 +83,7 @@ func DOT(w io.Writer, r *Report, opt DOTOptions) error {
 						}
 						rows := flowRows(c)
 						ew.printf("    %s -> %s [penwidth=%s, tooltip=%s];\n", dotQuote(ids[n]), dotQuote(ids[c]),
-							strconv.FormatFloat(edgeWidth(rows), 'f', 1, 64), dotQuote(FormatCount(rows)+" rows"))
+							strconv.FormatFloat(edgeWidth(rows), 'f', 1, 64), dotQuote(countOf(rows, "row")))
 					}
 				}
 			}

@@ -16,7 +16,7 @@ import (
 //go:embed assets/report.html.tmpl assets/report.css assets/report.js assets/glyphs.svg
 var htmlAssets embed.FS
 
-var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlAssets, "assets/report.html.tmpl"))
+var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"upperFirst": upperFirst}).ParseFS(htmlAssets, "assets/report.html.tmpl"))
 
 // HTMLOptions control the HTML report.
 type HTMLOptions struct {
@@ -61,12 +61,9 @@ func HTML(w io.Writer, r *Report, opt HTMLOptions) error {
 }
 
 type htmlPageData struct {
-	Title                   string
-	Version                 string
-	Errors, Warnings, Infos int
-	FileCount, Failed       int
-	// SuppressedNote is "3 suppressed by .planlint.yaml", "" for none.
-	SuppressedNote            string
+	Title                     string
+	Version                   string
+	Summary                   Summary
 	Redacted                  bool
 	Files                     []*htmlFile
 	CSS                       template.CSS
@@ -178,10 +175,8 @@ type htmlEdge struct {
 }
 
 func buildHTMLPage(r *Report, opt HTMLOptions) *htmlPageData {
-	e, wn, i := r.Counts()
 	p := &htmlPageData{
-		Title: opt.Title, Version: r.Version, Errors: e, Warnings: wn, Infos: i,
-		FileCount: len(r.Files), Failed: r.Failed(), Redacted: !opt.NoRedact, SuppressedNote: suppressedNote(r),
+		Title: opt.Title, Version: r.Version, Summary: summarize(r), Redacted: !opt.NoRedact,
 		NodeWidth: layoutNodeW, NodeHeight: layoutNodeH, BadgeX: layoutNodeW - 12, TextX: 42,
 		CostBarWidth: layoutNodeW - 16,
 	}
@@ -410,7 +405,7 @@ func buildHTMLPlan(id string, q plan.LabeledPlan, nodeDOM map[*plan.RelOp]string
 				Path:  path,
 				Arrow: arrow,
 				Width: strconv.FormatFloat(width, 'f', 1, 64),
-				Title: fmt.Sprintf("%s rows (%s) from node %d to node %d", FormatCount(rows), kind, c.NodeID, n.NodeID),
+				Title: fmt.Sprintf("%s (%s) from node %d to node %d", countOf(rows, "row"), kind, c.NodeID, n.NodeID),
 			})
 		}
 	}
@@ -490,10 +485,10 @@ func describeNode(q *plan.QueryPlan, n *plan.RelOp) *htmlNode {
 	if hn.FullObject != "" {
 		tip = append(tip, hn.FullObject)
 	}
-	tip = append(tip, fmt.Sprintf("Estimated rows: %s (%s per execution × %s executions)", hn.EstText,
-		FormatCount(n.EstimateRows), FormatCount(n.EstimatedExecutions())))
+	tip = append(tip, fmt.Sprintf("Estimated rows: %s (%s per execution × %s)", hn.EstText,
+		FormatCount(n.EstimateRows), countOf(n.EstimatedExecutions(), "execution")))
 	if n.RunTime != nil {
-		tip = append(tip, fmt.Sprintf("Actual rows: %s in %s executions", hn.ActText, hn.ExecText))
+		tip = append(tip, fmt.Sprintf("Actual rows: %s in %s", hn.ActText, countOf(hn.Execs, "execution")))
 		tip = append(tip, "Actual of estimated: "+actualOfEstimated(n))
 		if hn.FactorText != "" {
 			tip = append(tip, "Estimate off by "+hn.FactorText)

@@ -42,6 +42,6 @@ func JSON(w io.Writer, r *Report) error {
 	return enc.Encode(jsonReport{
 		SchemaVersion: SchemaVersion,
 		Report:        r,
-		Summary:       jsonSummary{Files: len(r.Files), Failed: r.Failed(), Errors: e, Warnings: wn, Infos: i, Suppressed: r.SuppressedCount()},
+		Summary:       jsonSummary{Files: r.Inputs(), Failed: r.Failed(), Errors: e, Warnings: wn, Infos: i, Suppressed: r.SuppressedCount()},
 	})
 }

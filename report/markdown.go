@@ -224,17 +224,17 @@ func sectionSize(items []string, head int) int {
 func markdownHeader(r *Report) string {
 	var b strings.Builder
 	b.WriteString(MarkdownMarker + "\n## planlint\n\n")
-	e, wn, i := r.Counts()
-	fmt.Fprintf(&b, "**%d %s, %d %s, %d %s** in %d %s", e, plural(e, "error"), wn, plural(wn, "warning"), i, plural(i, "info"),
-		len(r.Files), plural(len(r.Files), "file"))
-	if n := r.Failed(); n > 0 {
-		fmt.Fprintf(&b, "; %d could not be analysed", n)
+	s := summarize(r)
+	counts := ""
+	if s.Counts != "" {
+		counts = "**" + s.Counts + "** " + s.Scope
 	}
-	if note := suppressedNote(r); note != "" {
-		b.WriteString("; " + markdownCell(note))
+	b.WriteString(upperFirst(s.join(counts, s.Failed)))
+	if s.Suppressed != "" {
+		b.WriteString("; " + markdownCell(s.Suppressed))
 	}
 	b.WriteString(".\n")
-	if e+wn+i == 0 && r.Failed() == 0 {
+	if s.Errors+s.Warnings+s.Infos == 0 && s.Failed == "" {
 		b.WriteString("\nNo findings.\n")
 	}
 	return b.String()

@@ -26,7 +26,7 @@ func TestMarkdownContent(t *testing.T) {
 		t.Errorf("the report does not start with the marker comment:\n%.80s", out)
 	}
 	for _, want := range []string{
-		"**1 error, 1 warning, 1 info** in 2 files; 1 could not be analysed.",
+		"**1 error, 1 warning, 1 info** in 1 file; 1 of 2 files could not be analysed.",
 		"| Severity | Rule | Location | Statement / node | Message |",
 		"[PL201 filtered-index-parameterized](" + rules.DocURL(rules.Lookup("PL201")) + ")",
 		"[`queries/poll.sql:4`](https://github.com/o/r/blob/abc/queries/poll.sql#L4-L6)",

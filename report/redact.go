@@ -36,7 +36,7 @@ func redactFile(f *File) *File {
 	if f == nil {
 		return nil
 	}
-	nf := &File{Path: f.Path}
+	nf := &File{Path: f.Path, Config: f.Config}
 	if f.Error != nil {
 		e := maskProse(*f.Error, nil)
 		nf.Error = &e

@@ -35,6 +35,10 @@ type File struct {
 	// Plans are kept for renderers that draw operators (tree, html, dot);
 	// nil when not requested.
 	Plans []*plan.Document `json:"-"`
+	// Config marks the entry for the configuration file itself, which
+	// carries the unused-suppression findings of its suppress entries; it
+	// is not an input and summaries do not count it.
+	Config bool `json:"-"`
 }
 
 // Statement summarises one statement of a plan.
@@ -264,6 +268,18 @@ func (r *Report) Counts() (errors, warnings, infos int) {
 		}
 	}
 	return
+}
+
+// Inputs counts the inputs of the run: the files, less the
+// configuration file's entry.
+func (r *Report) Inputs() int {
+	n := 0
+	for _, f := range r.Files {
+		if !f.Config {
+			n++
+		}
+	}
+	return n
 }
 
 // Failed counts the inputs that could not be analysed.

@@ -49,7 +49,7 @@ querystore:query 42 plan 11 [WorkDb] DELETE dbo.Work WHERE Status = 1
     query 42 plan 11, forced, Query Variant Plan of query 40, forcing failed 2× (last: NO_INDEX) · 1 execution · CPU 0.5 ms (avg 0.5) · duration 0.6 ms (avg 0.6) · reads 9 (avg 9)
     no plan: sys.query_store_plan.query_plan is NULL
 
-1 error, 0 warnings, 0 infos in 3 files (1 could not be analysed)
+1 error, 0 warnings, 0 infos in 2 files; 1 of 3 files could not be analysed
 Each rule's documentation: planlint rules NAME
 `
 	if b.String() != want {

@@ -160,23 +160,19 @@ func Text(w io.Writer, r *Report, opt TextOptions) error {
 			printed = true
 		}
 	}
-	e, wn, i := r.Counts()
-	summary := fmt.Sprintf("%d %s, %d %s, %d %s in %d %s", e, plural(e, "error"), wn, plural(wn, "warning"), i, plural(i, "info"),
-		len(r.Files), plural(len(r.Files), "file"))
-	if n := r.Failed(); n > 0 {
-		summary += fmt.Sprintf(" (%d could not be analysed)", n)
-	}
+	sum := summarize(r)
+	summary := sum.String()
 	if note := hiddenNote(r, opt.MinSeverity); note != "" {
 		summary += "; " + note
 	}
-	if note := suppressedNote(r); note != "" {
-		summary += "; " + note
+	if sum.Suppressed != "" {
+		summary += "; " + sum.Suppressed
 	}
 	if printed {
 		ew.printf("\n")
 	}
 	ew.printf("%s\n", summary)
-	if e+wn+i > 0 {
+	if sum.Errors+sum.Warnings+sum.Infos > 0 {
 		ew.printf("%s\n", st.dim.Sprint("Each rule's documentation: planlint rules NAME"))
 	}
 	return ew.err
@@ -300,4 +296,14 @@ func (e *errWriter) printf(format string, args ...any) {
 		return
 	}
 	_, e.err = fmt.Fprintf(e.w, format, args...)
+}
+
+// countOf is a count as FormatCount writes it with its noun, singular
+// when it reads 1: "1 execution", "1,250 rows", "0.5 rows".
+func countOf(v float64, noun string) string {
+	n := FormatCount(v)
+	if n == "1" {
+		return n + " " + noun
+	}
+	return n + " " + noun + "s"
 }

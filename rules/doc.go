@@ -97,6 +97,10 @@ func Index() string {
 	return b.String()
 }
 
+// NeedsBrief is the input a rule requires as the rules table says it
+// ("plan", "plan + catalog", "explain (.sql)"), for 'planlint rules'.
+func NeedsBrief(r *Rule) string { return needs(r, false) }
+
 // needs says what input a rule requires, at length or briefly.
 func needs(r *Rule, long bool) string {
 	switch {
