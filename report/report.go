@@ -145,6 +145,9 @@ type Location struct {
 type Finding struct {
 	rules.Finding
 	Location *Location `json:"location,omitempty"`
+	// OperatorName is the node's operator as SSMS names it ("Key Lookup
+	// (Clustered)"), for renderers when the plan is not kept.
+	OperatorName string `json:"-"`
 }
 
 // Summarize builds the statement summaries of a document.
