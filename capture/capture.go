@@ -236,6 +236,11 @@ func (s *Session) underShowplan(ctx context.Context, fn func(context.Context) ([
 	}
 	plans, err := fn(ctx)
 	offErr := s.exec(cleanupContext(ctx), "SET SHOWPLAN_XML OFF", "SET SHOWPLAN_XML OFF")
+	var e *Error
+	if why := s.dialer.current().cutReason(); err != nil && offErr != nil && why != "" && errors.As(err, &e) &&
+		!strings.Contains(e.Hint, why) {
+		e.Hint = joinHints(e.Hint, "planlint closed the connection during SET SHOWPLAN_XML OFF because "+why)
+	}
 	if err != nil {
 		return plans, err
 	}
@@ -302,13 +307,23 @@ func (s *Session) actual(ctx context.Context, res *Result) error {
 	if beginErr == nil {
 		plans, err = s.send(ctx, req, "running the statement", false)
 	}
-	rbErr := s.exec(cleanupContext(ctx), "rolling back", "SET STATISTICS XML OFF;\nIF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+	// SQL Server rolls back the open transaction of a session that ends.
+	const byServer = "SQL Server rolls back the transaction when the connection closes"
 	rolledBack := "the transaction was rolled back"
-	if rbErr != nil {
-		// SQL Server rolls back the open transaction of a session that ends.
+	var rbErr error
+	if s.broken { // planlint closed the connection: no ROLLBACK can be sent
+		rolledBack = byServer
+	} else {
+		rbErr = s.exec(cleanupContext(ctx), "rolling back", "SET STATISTICS XML OFF;\nIF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+	}
+	if why := s.dialer.current().cutReason(); rbErr != nil && why != "" {
+		rolledBack = "planlint closed the connection during the ROLLBACK because " + why + "; " + byServer
+	} else if rbErr != nil {
+		rolledBack = fmt.Sprintf("the ROLLBACK failed (%v), so planlint closed the connection, which makes SQL Server roll the transaction back", rbErr)
+	}
+	if s.broken || rbErr != nil {
 		s.broken = true
 		s.Close()
-		rolledBack = fmt.Sprintf("the ROLLBACK failed (%v), so planlint closed the connection, which makes SQL Server roll the transaction back", rbErr)
 	}
 	first := beginErr
 	if first == nil {
@@ -323,7 +338,9 @@ func (s *Session) actual(ctx context.Context, res *Result) error {
 		return first
 	case rbErr != nil:
 		var e *Error
-		if errors.As(rbErr, &e) {
+		if errors.As(rbErr, &e) && s.dialer.current().cutReason() != "" {
+			e.Hint = joinHints(e.Hint, byServer)
+		} else if e != nil {
 			e.Hint = joinHints(e.Hint, "planlint closed the connection, which makes SQL Server roll the transaction back")
 		}
 		return rbErr

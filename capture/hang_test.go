@@ -141,3 +141,100 @@ func TestEndlessPlanCapped(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestInterruptBoundsCleanup: after an interrupt whose cancel the server
+// acknowledged, the cleanup (the ROLLBACK of --actual, SET SHOWPLAN_XML OFF)
+// gets CancelGrace from the interrupt, not the query timeout: a server that
+// never answers it has the connection closed, so that SQL Server rolls the
+// transaction back, and the error says so. A second interrupt (WithAbort)
+// closes it at once; nothing is sent after the hung request.
+func TestInterruptBoundsCleanup(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		mode  Mode
+		fix   string
+		hung  func(tdstest.Request) bool
+		abort bool
+		want  string
+	}{
+		{"rollback", Actual, "param-actual", isKind(capturetest.KindRollback), false,
+			"running the statement: interrupted; the request was cancelled; planlint closed the connection during the ROLLBACK because the cleanup after the interrupt did not finish within 1s; SQL Server rolls back the transaction when the connection closes"},
+		{"rollback, second interrupt", Actual, "param-actual", isKind(capturetest.KindRollback), true,
+			"planlint closed the connection during the ROLLBACK because of a second interrupt; SQL Server rolls back the transaction when the connection closes"},
+		{"showplan off", Estimated, "literal", func(r tdstest.Request) bool { return strings.HasPrefix(r.SQL, "SET SHOWPLAN_XML OFF") }, false,
+			"compiling the statement: interrupted; the request was cancelled; planlint closed the connection during SET SHOWPLAN_XML OFF because the cleanup after the interrupt did not finish within 1s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := queueServer(t, capturetest.Config{
+				Statement: func(tdstest.Session, *tdstest.Request) *tdstest.Response {
+					return tdstest.NewResponse().Delay(time.Hour) // the attention ends it
+				},
+				Misbehave: func(r tdstest.Request) *tdstest.Misbehaviour {
+					if c.hung(r) {
+						m := tdstest.Hang()
+						return &m
+					}
+					return nil
+				}})
+			s := openSession(t, srv, SessionOptions{QueryTimeout: time.Minute})
+			run, interrupt := context.WithCancel(context.Background())
+			abort, second := context.WithCancel(context.Background())
+			defer second()
+			stop := make(chan struct{})
+			t.Cleanup(func() { close(stop) })
+			arrived := func(match func(tdstest.Request) bool) bool {
+				for !hasRequest(srv, match) {
+					select {
+					case <-stop:
+						return false
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+				return true
+			}
+			go func() {
+				if !arrived(isKind(capturetest.KindStatement)) {
+					return
+				}
+				interrupt()
+				if c.abort && arrived(c.hung) {
+					second()
+				}
+			}()
+			var err error
+			within(t, CancelGrace+2*time.Second, c.name, func() {
+				_, err = s.Explain(WithAbort(run, abort), fixtureRequest(t, c.fix), CaptureOptions{Mode: c.mode})
+			})
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != ErrCanceled || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want an ErrCanceled with %q", err, c.want)
+			}
+			if !s.broken {
+				t.Error("session not marked broken")
+			}
+			reqs := srv.Requests()
+			for i, r := range reqs {
+				if c.hung(r) {
+					for _, later := range reqs[i+1:] {
+						if later.Conn == r.Conn && later.Kind != tdstest.KindAttention {
+							t.Errorf("sent after the hung request: %s", later.Describe())
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func isKind(kind string) func(tdstest.Request) bool {
+	return func(r tdstest.Request) bool { return capturetest.Classify(r) == kind }
+}
+
+func hasRequest(srv *tdstest.Server, match func(tdstest.Request) bool) bool {
+	for _, r := range srv.Requests() {
+		if match(r) {
+			return true
+		}
+	}
+	return false
+}

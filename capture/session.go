@@ -69,6 +69,9 @@ type Session struct {
 	closed    bool
 	dialer    *watchedDialer
 	maxReply  int64
+	// interruptAt is when a request was last seen interrupted (Unix
+	// nanoseconds, 0: never): the cleanup has CancelGrace from then.
+	interruptAt atomic.Int64
 }
 
 // setupMarker starts the session setup batch so that it is recognisable
@@ -252,7 +255,7 @@ func (s *Session) timed(parent context.Context) (ctx context.Context, done func(
 		fired.Store(true)
 		cancel()
 	})
-	unguard := s.guard(ctx)
+	unguard := s.guard(ctx, parent)
 	return ctx, func() bool {
 		t.Stop()
 		unguard()
@@ -261,21 +264,18 @@ func (s *Session) timed(parent context.Context) (ctx context.Context, done func(
 	}
 }
 
-// cleanupContext is for requests that must be sent even after the capture
-// was interrupted: SHOWPLAN_XML OFF, ROLLBACK, DROP PROCEDURE.
-func cleanupContext(ctx context.Context) context.Context {
-	return context.WithoutCancel(ctx)
-}
-
 func (s *Session) fail(err error, step string, timedOut bool) *Error {
 	e := classify(err, step, timedOut, s.limit, s.c)
-	if why := s.dialer.current().cutReason(); why != "" {
+	conn := s.dialer.current()
+	if why := conn.cutReason(); why != "" {
 		s.broken = true
-		e.Hint = joinHints(e.Hint, "planlint closed the connection because "+why+
-			" (SQL Server rolls back the open transaction of a closed connection)")
-		if why != "" && !strings.Contains(e.Message, why) && e.Kind == ErrConnectionLost {
+		switch {
+		case conn.cutByInterrupt() && !timedOut:
+			e.Kind, e.Message = ErrCanceled, "interrupted"
+		case e.Kind == ErrConnectionLost && !strings.Contains(e.Message, why):
 			e.Message = "the connection was closed by planlint"
 		}
+		e.Hint = joinHints(e.Hint, "planlint closed the connection because "+why)
 	}
 	return e
 }

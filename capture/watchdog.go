@@ -62,6 +62,9 @@ type watchedConn struct {
 	limit  atomic.Int64 // 0: none
 	once   sync.Once
 	reason atomic.Pointer[string]
+	// byInterrupt: the run's interrupt, not the query timeout or a
+	// reply limit, made planlint close the connection.
+	byInterrupt atomic.Bool
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
@@ -79,12 +82,21 @@ func (c *watchedConn) startReply(limit int64) {
 	c.limit.Store(limit)
 }
 
-func (c *watchedConn) cut(why string) {
+func (c *watchedConn) cut(why string) { c.cutFor(why, false) }
+
+// cutFor closes the connection, recording why and whether an interrupt of
+// the run (not the query timeout or a reply limit) is the reason.
+func (c *watchedConn) cutFor(why string, interrupt bool) {
 	c.once.Do(func() {
 		c.reason.Store(&why)
+		c.byInterrupt.Store(interrupt)
 		c.Conn.Close()
 	})
 }
+
+// cutByInterrupt reports whether planlint closed the connection because
+// the run was interrupted.
+func (c *watchedConn) cutByInterrupt() bool { return c != nil && c.byInterrupt.Load() }
 
 // cutReason says why planlint closed the connection, or "".
 func (c *watchedConn) cutReason() string {
@@ -102,36 +114,87 @@ var errReplyTooLarge = fmt.Errorf("reply too large")
 // guard arms the watchdog of one request on ctx, whose cancellation (the
 // query timeout or an interrupt) makes the driver send a cancel:
 // when the server has not acknowledged it CancelGrace later, the
-// connection is closed. stop disarms it.
-func (s *Session) guard(ctx context.Context) (stop func()) {
+// connection is closed. parent is the context the request was sent
+// under: its cancellation is an interrupt of the run, which bounds the
+// cleanup requests that follow (sent under cleanupContext, which no
+// interrupt cancels) to CancelGrace after it; a second interrupt
+// (WithAbort) closes the connection at once. stop disarms it.
+func (s *Session) guard(ctx, parent context.Context) (stop func()) {
 	conn := s.dialer.current()
 	if conn == nil {
 		return func() {}
 	}
 	conn.startReply(s.maxReply)
 	var mu sync.Mutex
-	var grace *time.Timer
+	var timers []*time.Timer
 	stopped := false
-	arm := func() {
+	after := func(d time.Duration, why string, interrupt func() bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if grace == nil && !stopped {
-			grace = time.AfterFunc(CancelGrace, func() {
-				conn.cut(fmt.Sprintf("the server did not acknowledge the cancel within %s", CancelGrace))
-			})
+		if !stopped {
+			timers = append(timers, time.AfterFunc(max(d, 0), func() { conn.cutFor(why, interrupt()) }))
 		}
 	}
-	stopCtx := context.AfterFunc(ctx, arm)
+	yes := func() bool { return true }
+	stops := []func() bool{context.AfterFunc(ctx, func() {
+		after(CancelGrace, fmt.Sprintf("the server did not acknowledge the cancel within %s", CancelGrace),
+			func() bool { return parent.Err() != nil })
+	})}
+	if run, ok := parent.Value(runKey{}).(context.Context); ok {
+		stops = append(stops, context.AfterFunc(run, func() {
+			after(time.Until(s.interrupted().Add(CancelGrace)),
+				fmt.Sprintf("the cleanup after the interrupt did not finish within %s", CancelGrace), yes)
+		}))
+	} else {
+		stops = append(stops, context.AfterFunc(parent, func() { s.interruptAt.Store(time.Now().UnixNano()) }))
+	}
+	if abort, ok := parent.Value(abortKey{}).(context.Context); ok {
+		stops = append(stops, context.AfterFunc(abort, func() { after(0, "of a second interrupt", yes) }))
+	}
 	return func() {
-		stopCtx()
+		for _, stop := range stops {
+			stop()
+		}
 		mu.Lock()
 		stopped = true
-		if grace != nil {
-			grace.Stop()
+		for _, t := range timers {
+			t.Stop()
 		}
 		mu.Unlock()
 		conn.startReply(0)
 	}
+}
+
+// interrupted returns when a request was last seen interrupted, noting now
+// if none was (the interrupt came between requests).
+func (s *Session) interrupted() time.Time {
+	now := time.Now().UnixNano()
+	s.interruptAt.CompareAndSwap(0, now)
+	return time.Unix(0, s.interruptAt.Load())
+}
+
+type (
+	runKey   struct{}
+	abortKey struct{}
+)
+
+// cleanupContext is for requests that must be sent even after the capture
+// was interrupted: SHOWPLAN_XML OFF, ROLLBACK, DROP PROCEDURE. No interrupt
+// cancels it, but one ends the cleanup CancelGrace after it (the guard
+// closes the connection then, so that SQL Server rolls back).
+func cleanupContext(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(runKey{}).(context.Context); ok {
+		return ctx
+	}
+	return context.WithValue(context.WithoutCancel(ctx), runKey{}, ctx)
+}
+
+// WithAbort returns a copy of ctx for a capture run: when abort is done (a
+// second Ctrl-C), a request that ctx's cancellation interrupted, or the
+// cleanup after it, stops waiting and the connection is closed at once
+// rather than CancelGrace after the interrupt.
+func WithAbort(ctx, abort context.Context) context.Context {
+	return context.WithValue(ctx, abortKey{}, abort)
 }
 
 // ReplyLimit is the reply bound for plans of at most maxPlanBytes bytes of

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/plan"
@@ -22,7 +25,8 @@ type analyzer struct {
 	catalog   *catalog.Catalog
 	config    *rules.Config
 	limits    plan.Options
-	keepPlans bool // keep documents for renderers that draw operators
+	keepPlans bool  // keep documents for renderers that draw operators
+	budget    int64 // bytes of memory in flight across jobs; 0: memoryBudget
 }
 
 // errorFile records an input that could not be analysed.
@@ -67,6 +71,7 @@ func locateInPlan(path string, s *plan.Statement, fs []rules.Finding) []*report.
 		if x.NodeID != nil {
 			if n := s.Node(*x.NodeID, x.CursorOperation()); n != nil {
 				pos = n.Pos
+				x.OperatorName = n.DisplayName()
 			}
 		}
 		x.Location = planLocation(path, pos)
@@ -98,7 +103,13 @@ func (a *analyzer) streamSized(path string, r io.Reader, size int64) (*report.Fi
 		if err != nil {
 			return errorFile(path, err), nil
 		}
-		return a.document(path, doc)
+		f, err := a.document(path, doc)
+		if err == nil && !a.keepPlans {
+			for _, s := range f.Statements {
+				s.Source = nil // let the document go: the report keeps every file
+			}
+		}
+		return f, err
 	}
 	f := &report.File{Path: path}
 	var findings []*report.Finding
@@ -144,6 +155,47 @@ type input struct {
 	open func() (io.ReadCloser, error)
 }
 
+// Memory in flight across --jobs: every job holds a share of memoryBudget
+// for its expected footprint while it runs, so that N large files are not
+// all decoded at once. BenchmarkJobFootprint measures the factors: the
+// peak heap per input byte is 4.5-6.5 for a document analysed whole and
+// 3-4.4 for a streamed one (statement summaries and findings stay), 2.2
+// for the largest corpus plans; a small file peaks at ~0.3 MiB, which
+// jobFixedBytes covers. A job whose footprint exceeds the budget runs
+// alone; a file of unknown size (standard input) counts as the whole
+// budget. The budget bounds what jobs decode, not what the report keeps:
+// the findings, and for the HTML and DOT renderers the documents, stay
+// until the report is written.
+const (
+	memoryBudget        = 1 << 30
+	wholeDocumentFactor = 7
+	streamFactor        = 5
+	jobFixedBytes       = 1 << 20
+)
+
+// footprint is the share of memoryBudget that analysing an input of size
+// bytes (-1: unknown) takes.
+func (a *analyzer) footprint(size int64) int64 {
+	budget := a.memoryBudget()
+	var n int64
+	switch {
+	case size < 0 || size > budget:
+		n = budget
+	case a.keepPlans || size <= wholeDocumentBytes:
+		n = jobFixedBytes + wholeDocumentFactor*size
+	default:
+		n = jobFixedBytes + streamFactor*size
+	}
+	return min(n, budget)
+}
+
+func (a *analyzer) memoryBudget() int64 {
+	if a.budget > 0 {
+		return a.budget
+	}
+	return memoryBudget
+}
+
 // analyzeAll analyses the inputs with up to jobs workers and returns the
 // files in input order. A rule failure (a planlint bug) stops the run.
 func (a *analyzer) analyzeAll(inputs []input, jobs int) ([]*report.File, error) {
@@ -152,6 +204,7 @@ func (a *analyzer) analyzeAll(inputs []input, jobs int) ([]*report.File, error) 
 	}
 	out := make([]*report.File, len(inputs))
 	errs := make([]error, len(inputs))
+	budget := semaphore.NewWeighted(a.memoryBudget())
 	idx := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs && w < len(inputs); w++ {
@@ -159,7 +212,7 @@ func (a *analyzer) analyzeAll(inputs []input, jobs int) ([]*report.File, error) 
 		go func() {
 			defer wg.Done()
 			for i := range idx {
-				out[i], errs[i] = a.one(inputs[i])
+				out[i], errs[i] = a.one(inputs[i], budget)
 			}
 		}()
 	}
@@ -176,17 +229,32 @@ func (a *analyzer) analyzeAll(inputs []input, jobs int) ([]*report.File, error) 
 	return out, nil
 }
 
-func (a *analyzer) one(in input) (*report.File, error) {
+// one analyses an input, holding its footprint of budget (when not nil)
+// from the moment its size is known until it is analysed and closed.
+func (a *analyzer) one(in input, budget *semaphore.Weighted) (*report.File, error) {
 	rc, err := in.open()
 	if err != nil {
 		return errorFile(in.path, err), nil
 	}
-	defer rc.Close()
+	held := int64(0)
+	defer func() {
+		rc.Close()
+		if held > 0 {
+			budget.Release(held)
+		}
+	}()
 	size := int64(-1)
 	if st, ok := rc.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
 			size = fi.Size()
 		}
+	}
+	if budget != nil {
+		n := a.footprint(size)
+		if err := budget.Acquire(context.Background(), n); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.path, err)
+		}
+		held = n
 	}
 	f, err := a.streamSized(in.path, rc, size)
 	if err != nil {

@@ -91,7 +91,7 @@ func TestCorpusFindingsCoverEveryLookupSortAndUnmatchedIndex(t *testing.T) {
 	a := &analyzer{}
 	totals := map[string]int{}
 	for _, path := range files {
-		f, err := a.one(input{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }})
+		f, err := a.one(input{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -134,7 +134,7 @@ func TestCorpusOddFilesNeverPanic(t *testing.T) {
 	files := sharedtest.Files(t, "corpus/odd")
 	a := &analyzer{keepPlans: true}
 	for _, path := range files {
-		f, err := a.one(input{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }})
+		f, err := a.one(input{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil)
 		if err != nil {
 			t.Errorf("%s: %v", filepath.Base(path), err)
 			continue

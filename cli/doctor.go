@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 
@@ -55,7 +53,7 @@ func runDoctor(cmd *cobra.Command, env *Env, f *doctorFlags) error {
 		return err
 	}
 	defer f.trace.write(env)
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	ctx, stop := interruptContext()
 	defer stop()
 	rep, _ := capture.Doctor(ctx, o, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout, Trace: rec})
 	if f.format == "json" {

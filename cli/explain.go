@@ -37,8 +37,36 @@ type explainFlags struct {
 }
 
 // interruptSignals cancel a running explain; the capture still switches
-// SHOWPLAN_XML off or rolls its transaction back.
+// SHOWPLAN_XML off or rolls its transaction back, for at most
+// capture.CancelGrace, and a second signal ends that wait.
 var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// interruptContext is cancelled by the first of interruptSignals; the
+// second aborts the capture's wait for the server (capture.WithAbort),
+// closing the connection. stop stops listening.
+func interruptContext() (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	abort, cancelAbort := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, interruptSignals...)
+	done := make(chan struct{})
+	go func() {
+		for _, end := range []context.CancelFunc{cancel, cancelAbort} {
+			select {
+			case <-sigs:
+				end()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return capture.WithAbort(ctx, abort), func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+		cancelAbort()
+	}
+}
 
 func newExplainCmd(env *Env, g *globalFlags) *cobra.Command {
 	f := &explainFlags{}
@@ -165,7 +193,7 @@ func runExplain(cmd *cobra.Command, env *Env, g *globalFlags, f *explainFlags, a
 		return err
 	}
 	defer f.trace.write(env)
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	ctx, stop := interruptContext()
 	defer stop()
 	sess, err := capture.Open(ctx, connOpts, opts.session)
 	if err != nil {

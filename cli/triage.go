@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -109,7 +108,7 @@ func openTriage(cmd *cobra.Command, env *Env, g *globalFlags, f *triageFlags, ex
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	ctx, stop := interruptContext()
 	sess, err := capture.Open(ctx, connOpts, capture.SessionOptions{QueryTimeout: f.conn.queryTimeout,
 		MaxReplyBytes: capture.ReplyLimit(int64(f.maxFileSize), f.top), Trace: rec})
 	if err != nil {

@@ -1,6 +1,9 @@
 package report
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // stmtKey is how a finding without an ordinal names its statement.
 type stmtKey struct{ batch, id int }
@@ -15,6 +18,11 @@ type stmtIndex struct {
 	first     *Statement
 	byOrdinal map[int]*Statement
 	byKey     map[stmtKey]*Statement
+	// multiBatch: some statement is in a batch after the first.
+	multiBatch bool
+	// repeated holds, for each batch and id that several statements
+	// share, their ordinals in ascending order.
+	repeated map[stmtKey][]int
 }
 
 // lastIndex is the index of the file rendered last; renderers walk one
@@ -36,13 +44,31 @@ func indexOf(f *File) *stmtIndex {
 		if idx.n > 0 {
 			idx.first = f.Statements[0]
 		}
+		var dups map[stmtKey]bool
 		for _, s := range f.Statements {
 			if s.Ordinal > 0 {
 				idx.byOrdinal[s.Ordinal] = s
 			}
+			idx.multiBatch = idx.multiBatch || s.Batch > 1
 			k := stmtKey{s.Batch, s.StatementID}
 			if _, dup := idx.byKey[k]; !dup {
 				idx.byKey[k] = s
+			} else {
+				if dups == nil {
+					dups = map[stmtKey]bool{}
+				}
+				dups[k] = true
+			}
+		}
+		if dups != nil {
+			idx.repeated = make(map[stmtKey][]int, len(dups))
+			for _, s := range f.Statements {
+				if k := (stmtKey{s.Batch, s.StatementID}); dups[k] {
+					idx.repeated[k] = append(idx.repeated[k], s.Ordinal)
+				}
+			}
+			for _, o := range idx.repeated {
+				slices.Sort(o)
 			}
 		}
 		lastIndex.idx = idx

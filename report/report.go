@@ -162,6 +162,9 @@ type Finding struct {
 	StatementFingerprint string `json:"statement_fingerprint,omitempty"`
 	// Suppression is set on the findings of File.Suppressed.
 	Suppression *Suppression `json:"suppression,omitempty"`
+	// OperatorName is the node's operator as SSMS names it ("Key Lookup
+	// (Clustered)"), for renderers when the plan is not kept.
+	OperatorName string `json:"-"`
 }
 
 // Suppression says what suppressed a finding.

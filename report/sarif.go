@@ -392,8 +392,8 @@ func sarifMessage(f *File, x *Finding) string {
 // the file has several.
 func planPlace(f *File, x *Finding) string {
 	p := f.FindingPlace(x)
-	if op := findingOperator(f, x); op != nil {
-		p += " " + op.DisplayName()
+	if op := operatorName(f, x); op != "" {
+		p += " " + op
 	}
 	return p
 }
@@ -403,8 +403,8 @@ func findingProperties(f *File, x *Finding) map[string]any {
 	p := map[string]any{"rule": x.Rule, "batch": x.Batch, "statement_id": x.StatementID, "statement_ordinal": x.Ordinal}
 	if x.NodeID != nil {
 		p["node_id"] = *x.NodeID
-		if op := findingOperator(f, x); op != nil {
-			p["operator"] = op.DisplayName()
+		if op := operatorName(f, x); op != "" {
+			p["operator"] = op
 		}
 	}
 	if len(x.Evidence) > 0 {
@@ -511,6 +511,21 @@ func findingOperator(f *File, x *Finding) *plan.RelOp {
 		return nil
 	}
 	return s.Source.Node(*x.NodeID, x.CursorOperation())
+}
+
+// operatorName is the display name of the operator a finding names: the
+// one recorded with the finding, else the kept plan's.
+func operatorName(f *File, x *Finding) string {
+	if x.NodeID == nil {
+		return ""
+	}
+	if x.OperatorName != "" {
+		return x.OperatorName
+	}
+	if op := findingOperator(f, x); op != nil {
+		return op.DisplayName()
+	}
+	return ""
 }
 
 // isPseudoPath reports names such as "<stdin>" that are not files.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -75,18 +76,11 @@ func Place(batch, statementID int, nodeID *int, multiBatch bool) string {
 // second statement of its batch with StatementId 33, as real plans can
 // repeat one.
 func (f *File) StatementPlace(s *Statement, nodeID *int) string {
-	p := Place(s.Batch, s.StatementID, nil, multiBatch(f))
-	k, n := 0, 0
-	for _, o := range f.Statements {
-		if o.Batch == s.Batch && o.StatementID == s.StatementID {
-			n++
-			if o.Ordinal <= s.Ordinal {
-				k++
-			}
-		}
-	}
-	if n > 1 {
-		p += "#" + strconv.Itoa(k)
+	idx := indexOf(f)
+	p := Place(s.Batch, s.StatementID, nil, idx.multiBatch)
+	if ords := idx.repeated[stmtKey{s.Batch, s.StatementID}]; len(ords) > 1 {
+		// the how-manyth of the statements with this batch and id
+		p += "#" + strconv.Itoa(sort.SearchInts(ords, s.Ordinal+1))
 	}
 	if nodeID != nil {
 		p += " node " + strconv.Itoa(*nodeID)
@@ -102,7 +96,7 @@ func (f *File) FindingPlace(x *Finding) string {
 	if x.Batch == 0 && x.StatementID == 0 && x.Ordinal == 0 && x.NodeID == nil {
 		return "" // about no statement: an unused suppression
 	}
-	return Place(x.Batch, x.StatementID, x.NodeID, multiBatch(f))
+	return Place(x.Batch, x.StatementID, x.NodeID, indexOf(f).multiBatch)
 }
 
 func multiBatch(f *File) bool {

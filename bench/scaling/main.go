@@ -32,7 +32,11 @@ func main() {
 	only := flag.String("only", "", "run only the cases whose name contains this")
 	gen := flag.String("gen", "", "internal: write the input of this case at size -n to stdout")
 	genN := flag.Int("n", 0, "internal: the size for -gen")
+	scale := flag.Int("scale", 1, "multiply every case's sizes by this (e.g. 10: 100,000 statements)")
 	flag.Parse()
+	if *scale < 1 {
+		fail(fmt.Errorf("-scale must be at least 1"))
+	}
 	work, err := os.MkdirTemp("", "scaling")
 	if err != nil {
 		fail(err)
@@ -67,6 +71,13 @@ func main() {
 			func(n int) (string, string) {
 				return "d.sqlplan", `<?xml version="1.0"?><!DOCTYPE x [` + strings.Repeat("a", n<<20)
 			}, check()},
+	}
+	for i := range cases {
+		sizes := make([]int, len(cases[i].sizes))
+		for j, n := range cases[i].sizes {
+			sizes[j] = n * *scale
+		}
+		cases[i].sizes = sizes
 	}
 	if *gen != "" {
 		for _, c := range cases {

@@ -62,6 +62,10 @@ type Config struct {
 	// it as SQL Server does, with no plan, and capture falls back to the
 	// temporary procedure.
 	RPCPlan bool
+	// Misbehave is tdstest.Config.Misbehave: a request it returns a
+	// misbehaviour for, planlint's own SET and transaction batches
+	// included, gets that instead of an answer.
+	Misbehave func(tdstest.Request) *tdstest.Misbehaviour
 }
 
 // Start starts a fake server for the test, closed at cleanup (which fails
@@ -73,7 +77,7 @@ func Start(t testing.TB, cfg Config) *tdstest.Server {
 		db = "WorkDb"
 	}
 	return tdstest.Start(t, tdstest.Config{Handler: Handler(cfg), Database: db, User: cfg.User,
-		Password: cfg.Password, RejectLogin: cfg.RejectLogin, PlanForRPC: cfg.RPCPlan})
+		Password: cfg.Password, RejectLogin: cfg.RejectLogin, PlanForRPC: cfg.RPCPlan, Misbehave: cfg.Misbehave})
 }
 
 // Marker comments of the batches package capture sends.

@@ -2,6 +2,7 @@ package tdstest
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 )
 
@@ -19,6 +20,11 @@ func EndlessPlan() Misbehaviour {
 	return Misbehaviour{kind: misbehavePlan, rs: NewResultSet(ShowplanColumn())}
 }
 
+// Hang is the Misbehave value that sends nothing at all: no reply and no
+// acknowledgement of an ATTENTION (which is recorded), until the client
+// closes the connection.
+func Hang() Misbehaviour { return Misbehaviour{kind: misbehaveHang} }
+
 // Misbehaviour is a reply that never ends; see Response.Misbehave.
 type Misbehaviour struct {
 	kind int
@@ -28,6 +34,7 @@ type Misbehaviour struct {
 const (
 	misbehaveRows = iota + 1
 	misbehavePlan
+	misbehaveHang
 )
 
 // Misbehave replaces the response with a misbehaviour.
@@ -40,6 +47,9 @@ func (r *Response) Misbehave(m Misbehaviour) *Response {
 // closed the connection) or the server closes. It never reads, so ATTENTION
 // packets go unanswered.
 func (c *conn) streamForever(m *Misbehaviour) bool {
+	if m.kind == misbehaveHang {
+		return c.hang()
+	}
 	var head writer
 	m.rs.writeMetadata(&head)
 	var unit []byte
@@ -82,4 +92,26 @@ func (c *conn) writePartial(body []byte) bool {
 	out[len(out)-c.lastPacketLen(len(body))+1] = 0
 	_, err := c.nc.Write(out)
 	return err == nil
+}
+
+// hang waits for the client to close the connection, recording the
+// ATTENTIONs it sends meanwhile and answering nothing.
+func (c *conn) hang() bool {
+	for {
+		select {
+		case <-c.done:
+			return false
+		case rr := <-c.msgs:
+			if rr.err != nil {
+				c.readFailed(rr.err)
+				return false
+			}
+			if rr.msg.typ != packetAttention {
+				c.srv.protocolError(c.id, 0, fmt.Sprintf("packet type 0x%02X arrived while the server hung", rr.msg.typ))
+				return false
+			}
+			att := Request{Conn: c.id, Kind: KindAttention, Session: c.sess, After: c.sess, Raw: rr.msg.body}
+			c.srv.record(&att)
+		}
+	}
 }

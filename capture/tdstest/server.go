@@ -55,6 +55,11 @@ type Config struct {
 	// server answers it itself as SQL Server does: no result set, only
 	// RETURNSTATUS and DONEPROC.
 	PlanForRPC bool
+	// Misbehave, when set, is asked first about every batch and RPC after
+	// login, the session's own SET and transaction batches included: a
+	// request it returns a misbehaviour for gets that instead of an answer
+	// (its session state stays as it was).
+	Misbehave func(Request) *Misbehaviour
 }
 
 // ProtocolError is a malformed or unexpected client message, or a response
@@ -648,6 +653,11 @@ func (c *conn) request(m message) bool {
 	// The state left behind is recorded before the reply is written, so a
 	// client that has its answer sees it in the record.
 	w := prefix
+	if mis := c.srv.cfg.Misbehave; mis != nil {
+		if m := mis(req.clone()); m != nil {
+			return c.respond(w, &req, NewResponse().Misbehave(*m))
+		}
+	}
 	switch req.Kind {
 	case KindTransaction:
 		c.transaction(&w, &req)
