@@ -34,6 +34,8 @@ func newRulesCmd(env *Env, g *globalFlags) *cobra.Command {
 				for _, r := range rules.All() {
 					needs := "plan"
 					switch {
+					case r.RunQuery != nil: // several plans of one query with runtime figures
+						needs = "cache/querystore"
 					case r.Run == nil: // reported by explain about .sql suppressions
 						needs = "explain"
 					case r.Catalog:

@@ -95,6 +95,10 @@ func Index() string {
 // needs says what input a rule requires, at length or briefly.
 func needs(r *Rule, long bool) string {
 	switch {
+	case r.RunQuery != nil && long:
+		return "several plans of one query with their runtime figures (`planlint cache`, `planlint querystore`)"
+	case r.RunQuery != nil:
+		return "cache or Query Store figures"
 	case r.Run == nil && long:
 		return "a .sql file analysed by `planlint explain`"
 	case r.Run == nil:
