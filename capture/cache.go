@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -52,12 +53,21 @@ func (o Order) String() string {
 type Runtime struct {
 	Executions        int64
 	CPUMicros         float64 // total CPU (worker) time
+	MinCPUMicros      *float64
 	MaxCPUMicros      *float64
 	DurationMicros    float64 // total elapsed time
+	MinDurationMicros *float64
 	MaxDurationMicros *float64
 	LogicalReads      float64 // total logical reads (8 KB pages)
-	AvgRows           *float64
-	MinRows, MaxRows  *int64
+	// MinLogicalReads and MaxLogicalReads are the fewest and most pages
+	// one execution read.
+	MinLogicalReads, MaxLogicalReads *float64
+	// StdevDurationMicros and StdevLogicalReads are the standard
+	// deviations per execution (Query Store: pooled over the intervals
+	// from each interval's stdev, average and count).
+	StdevDurationMicros, StdevLogicalReads *float64
+	AvgRows                                *float64
+	MinRows, MaxRows                       *int64
 	// SpilledPages is the total of pages spilled to tempdb (plan cache,
 	// SQL Server 2016 SP2 and 2017 CU3 on).
 	SpilledPages *int64
@@ -83,7 +93,9 @@ type CacheEntry struct {
 // StorePlan identifies a plan in Query Store.
 type StorePlan struct {
 	QueryID, PlanID int64
-	Forced          bool
+	// QueryHash and QueryPlanHash are 0x… hexadecimal.
+	QueryHash, QueryPlanHash string
+	Forced                   bool
 	// PlanType is "Compiled Plan", "Dispatcher Plan" or "Query Variant
 	// Plan" (SQL Server 2022 on; empty before).
 	PlanType string
@@ -323,8 +335,9 @@ func cacheListSQL(shape cacheShape, o Order) string {
     qs.statement_start_offset, qs.statement_end_offset,
     CAST(DB_NAME(pa.dbid) AS nvarchar(128)) AS database_name,
     x.statement_text,
-    qs.execution_count, qs.total_worker_time, qs.max_worker_time,
-    qs.total_elapsed_time, qs.max_elapsed_time, qs.total_logical_reads,
+    qs.execution_count, qs.total_worker_time, qs.min_worker_time, qs.max_worker_time,
+    qs.total_elapsed_time, qs.min_elapsed_time, qs.max_elapsed_time,
+    qs.total_logical_reads, qs.min_logical_reads, qs.max_logical_reads,
     ` + strings.Join(optional, ",\n    ") + `,
     ` + utcTime("qs.last_execution_time") + ` AS last_execution_time,
     ` + utcTime("qs.creation_time") + ` AS creation_time
@@ -519,8 +532,9 @@ func decodeCacheRow(r namedRow) (*Pulled, error) {
 		*c.dst = int(*n)
 	}
 	if err := decodeRuntime(r, &p.Runtime, runtimeColumns{
-		executions: "execution_count", cpu: "total_worker_time", maxCPU: "max_worker_time",
-		duration: "total_elapsed_time", maxDuration: "max_elapsed_time", reads: "total_logical_reads",
+		executions: "execution_count", cpu: "total_worker_time", minCPU: "min_worker_time", maxCPU: "max_worker_time",
+		duration: "total_elapsed_time", minDuration: "min_elapsed_time", maxDuration: "max_elapsed_time",
+		reads: "total_logical_reads", minReads: "min_logical_reads", maxReads: "max_logical_reads",
 		avgRows: "avg_rows", minRows: "min_rows", maxRows: "max_rows", spills: "total_spills",
 		grant: "max_grant_kb", last: "last_execution_time", compiled: "creation_time",
 	}); err != nil {
@@ -541,9 +555,13 @@ func decodeCacheRow(r namedRow) (*Pulled, error) {
 // runtimeColumns names the columns of the Runtime fields in a result set;
 // an empty name is a figure the source does not keep.
 type runtimeColumns struct {
-	executions, cpu, maxCPU, duration, maxDuration, reads string
-	avgRows, minRows, maxRows, spills, grant, usedMemory  string
-	last, compiled                                        string
+	executions, cpu, minCPU, maxCPU, duration, minDuration, maxDuration string
+	reads, minReads, maxReads                                           string
+	// durationSq and readsSq are sums over the executions of the squared
+	// figure, from which the standard deviation follows.
+	durationSq, readsSq                                  string
+	avgRows, minRows, maxRows, spills, grant, usedMemory string
+	last, compiled                                       string
 }
 
 // decodeRuntime reads the runtime figures of a row.
@@ -575,9 +593,30 @@ func decodeRuntime(r namedRow, rt *Runtime, c runtimeColumns) error {
 	for _, f := range []struct {
 		name string
 		dst  **float64
-	}{{c.maxCPU, &rt.MaxCPUMicros}, {c.maxDuration, &rt.MaxDurationMicros}, {c.avgRows, &rt.AvgRows}} {
+	}{{c.minCPU, &rt.MinCPUMicros}, {c.maxCPU, &rt.MaxCPUMicros}, {c.minDuration, &rt.MinDurationMicros},
+		{c.maxDuration, &rt.MaxDurationMicros}, {c.minReads, &rt.MinLogicalReads}, {c.maxReads, &rt.MaxLogicalReads},
+		{c.avgRows, &rt.AvgRows}} {
+		if f.name == "" {
+			continue
+		}
 		if *f.dst, err = r.float(f.name); err != nil {
 			return err
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		total float64
+		dst   **float64
+	}{{c.durationSq, rt.DurationMicros, &rt.StdevDurationMicros}, {c.readsSq, rt.LogicalReads, &rt.StdevLogicalReads}} {
+		if f.name == "" {
+			continue
+		}
+		sq, err := r.float(f.name)
+		if err != nil {
+			return err
+		}
+		if sq != nil {
+			*f.dst = pooledStdev(*sq, f.total, rt.Executions)
 		}
 	}
 	for _, f := range []struct {
@@ -602,6 +641,18 @@ func decodeRuntime(r namedRow, rt *Runtime, c runtimeColumns) error {
 		}
 	}
 	return nil
+}
+
+// pooledStdev is the standard deviation per execution of a figure from
+// the sum of its squares and its total over n executions; nil without
+// executions. Rounding can make the variance slightly negative: it is 0.
+func pooledStdev(sumSq, total float64, n int64) *float64 {
+	if n <= 0 || math.IsNaN(sumSq) || math.IsInf(sumSq, 0) {
+		return nil
+	}
+	mean := total / float64(n)
+	v := math.Sqrt(math.Max(sumSq/float64(n)-mean*mean, 0))
+	return &v
 }
 
 // uniqueNames numbers statements that would share a name (the same query

@@ -128,7 +128,7 @@ func (fc *fakeCache) list(r *tdstest.Request) *tdstest.Response {
 		tdstest.BigInt("max_worker_time"), tdstest.BigInt("total_elapsed_time"), tdstest.BigInt("max_elapsed_time"),
 		tdstest.BigInt("total_logical_reads"), tdstest.Float("avg_rows"), tdstest.BigInt("min_rows"), tdstest.BigInt("max_rows"),
 		tdstest.BigInt("max_grant_kb"), tdstest.BigInt("total_spills"), tdstest.DateTime2("last_execution_time", 3),
-		tdstest.DateTime2("creation_time", 3))
+		tdstest.DateTime2("creation_time", 3), tdstest.BigInt("min_logical_reads"), tdstest.BigInt("max_logical_reads"))
 	has := func(col string) bool { return strings.Contains(r.SQL, "qs."+col) }
 	for _, c := range keep {
 		var avgRows, minRows, maxRows, grant, spills any
@@ -146,7 +146,7 @@ func (fc *fakeCache) list(r *tdstest.Request) *tdstest.Response {
 			dbName = c.db
 		}
 		rs.Row(c.queryHash, c.planHash, c.handle, c.start, c.end, dbName, c.text, c.exec, c.cpu, c.maxCPU, c.dur, c.dur,
-			c.reads, avgRows, minRows, maxRows, grant, spills, c.last, c.last.Add(-time.Hour))
+			c.reads, avgRows, minRows, maxRows, grant, spills, c.last, c.last.Add(-time.Hour), c.reads/max(c.exec, 1)/2, c.reads/max(c.exec, 1)*40)
 	}
 	return tdstest.NewResponse().Result(rs)
 }
@@ -265,7 +265,8 @@ func TestPlanCachePull(t *testing.T) {
 	rt := p.Runtime
 	if p.Doc == nil || p.Err != nil || rt.Executions != 1204 || rt.CPUMicros != 3_412_000 || *rt.MaxCPUMicros != 40_000 ||
 		rt.LogicalReads != 12_345_678 || *rt.AvgRows != 20 || *rt.MinRows != 0 || *rt.MaxRows != 20 ||
-		*rt.MaxGrantKB != 1024 || *rt.SpilledPages != 0 || !rt.LastExecution.Equal(lastRun) || rt.MaxUsedMemoryKB != nil {
+		*rt.MaxGrantKB != 1024 || *rt.SpilledPages != 0 || !rt.LastExecution.Equal(lastRun) || rt.MaxUsedMemoryKB != nil ||
+		*rt.MinLogicalReads != 5126 || *rt.MaxLogicalReads != 410_120 || rt.StdevLogicalReads != nil {
 		t.Errorf("param statement: doc %v err %v runtime %+v", p.Doc != nil, p.Err, rt)
 	}
 	if p.Cache.PlanHandle != "0x06000500AA" || p.Cache.StatementStart != 54 || p.Cache.StatementEnd != 300 || p.Database != "WorkDb" {

@@ -104,7 +104,8 @@ func storeListSQL(shape storeShape, o Order, byQuery bool) string {
     CONVERT(nvarchar(18), p.query_plan_hash, 1) AS query_plan_hash,
     p.is_forced_plan, p.force_failure_count, p.last_force_failure_reason_desc,
     ` + variantCols + `,
-    s.executions, s.cpu_us, s.max_cpu_us, s.duration_us, s.max_duration_us, s.logical_reads,
+    s.executions, s.cpu_us, s.min_cpu_us, s.max_cpu_us, s.duration_us, s.min_duration_us, s.max_duration_us,
+    s.duration_sq_us, s.logical_reads, s.min_logical_reads, s.max_logical_reads, s.logical_reads_sq,
     s.avg_rows, s.min_rows, s.max_rows, s.max_used_memory_kb, s.last_execution_time,
     CAST(SWITCHOFFSET(p.last_compile_start_time, '+00:00') AS datetime2(3)) AS compiled,
     CAST(DATALENGTH(p.query_plan) / 2 AS bigint) AS plan_chars
@@ -114,10 +115,13 @@ JOIN sys.query_store_query_text AS qt ON qt.query_text_id = q.query_text_id` + v
 ` + join + ` (SELECT rs.plan_id,
         SUM(rs.count_executions) AS executions,
         SUM(rs.avg_cpu_time * rs.count_executions) AS cpu_us,
-        MAX(rs.max_cpu_time) AS max_cpu_us,
+        MIN(rs.min_cpu_time) AS min_cpu_us, MAX(rs.max_cpu_time) AS max_cpu_us,
         SUM(rs.avg_duration * rs.count_executions) AS duration_us,
-        MAX(rs.max_duration) AS max_duration_us,
+        MIN(rs.min_duration) AS min_duration_us, MAX(rs.max_duration) AS max_duration_us,
+        SUM(rs.count_executions * (SQUARE(rs.stdev_duration) + SQUARE(rs.avg_duration))) AS duration_sq_us,
         SUM(rs.avg_logical_io_reads * rs.count_executions) AS logical_reads,
+        MIN(rs.min_logical_io_reads) AS min_logical_reads, MAX(rs.max_logical_io_reads) AS max_logical_reads,
+        SUM(rs.count_executions * (SQUARE(rs.stdev_logical_io_reads) + SQUARE(rs.avg_logical_io_reads))) AS logical_reads_sq,
         SUM(rs.avg_rowcount * rs.count_executions) / NULLIF(SUM(rs.count_executions), 0) AS avg_rows,
         MIN(rs.min_rowcount) AS min_rows, MAX(rs.max_rowcount) AS max_rows,
         MAX(rs.max_query_max_used_memory) * 8 AS max_used_memory_kb,
@@ -340,6 +344,7 @@ func decodeStoreRow(r namedRow) (*Pulled, error) {
 		name string
 		dst  *string
 	}{{"database_name", &p.Database}, {"statement_text", &p.Text}, {"plan_type_desc", &sp.PlanType},
+		{"query_hash", &sp.QueryHash}, {"query_plan_hash", &sp.QueryPlanHash},
 		{"last_force_failure_reason_desc", &sp.LastForceFailure}} {
 		v, _, err := r.str(c.name)
 		if err != nil {
@@ -351,8 +356,10 @@ func decodeStoreRow(r namedRow) (*Pulled, error) {
 		sp.LastForceFailure = ""
 	}
 	if err := decodeRuntime(r, &p.Runtime, runtimeColumns{
-		executions: "executions", cpu: "cpu_us", maxCPU: "max_cpu_us", duration: "duration_us",
-		maxDuration: "max_duration_us", reads: "logical_reads", avgRows: "avg_rows", minRows: "min_rows",
+		executions: "executions", cpu: "cpu_us", minCPU: "min_cpu_us", maxCPU: "max_cpu_us", duration: "duration_us",
+		minDuration: "min_duration_us", maxDuration: "max_duration_us", durationSq: "duration_sq_us",
+		reads: "logical_reads", minReads: "min_logical_reads", maxReads: "max_logical_reads", readsSq: "logical_reads_sq",
+		avgRows: "avg_rows", minRows: "min_rows",
 		maxRows: "max_rows", usedMemory: "max_used_memory_kb", last: "last_execution_time", compiled: "compiled",
 	}); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -141,7 +142,8 @@ func (fs *fakeStore) list(r *tdstest.Request) *tdstest.Response {
 		tdstest.Float("cpu_us"), tdstest.Float("max_cpu_us"), tdstest.Float("duration_us"), tdstest.Float("max_duration_us"),
 		tdstest.Float("logical_reads"), tdstest.Float("avg_rows"), tdstest.BigInt("min_rows"), tdstest.BigInt("max_rows"),
 		tdstest.BigInt("max_used_memory_kb"), tdstest.DateTime2("last_execution_time", 3), tdstest.DateTime2("compiled", 3),
-		tdstest.BigInt("plan_chars"))
+		tdstest.BigInt("plan_chars"), tdstest.Float("min_duration_us"), tdstest.Float("min_logical_reads"),
+		tdstest.Float("max_logical_reads"), tdstest.Float("duration_sq_us"), tdstest.Float("logical_reads_sq"))
 	for _, p := range keep {
 		var planType, parent any
 		if !fs.noVariants {
@@ -168,7 +170,15 @@ func (fs *fakeStore) list(r *tdstest.Request) *tdstest.Response {
 		}
 		row := append([]any{p.queryID, p.planID, "WorkDb", p.text, "0x5C3B9E8D7A6F1402", "0xA47E21C95D3B8F60", p.forced,
 			p.failures, failure, planType, parent}, stats...)
-		rs.Row(append(row, lastRun.Add(-24*time.Hour), chars)...)
+		spread := []any{nil, nil, nil, nil, nil}
+		if p.exec > 0 {
+			// every execution's duration is the average or three times
+			// it, half each: a standard deviation of the average.
+			avg := p.dur / float64(p.exec)
+			spread = []any{avg, p.reads / float64(p.exec), p.reads / float64(p.exec) * 3, float64(p.exec) * 5 * avg * avg,
+				float64(p.exec) * p.reads / float64(p.exec) * p.reads / float64(p.exec)}
+		}
+		rs.Row(append(append(row, lastRun.Add(-24*time.Hour), chars), spread...)...)
 	}
 	return tdstest.NewResponse().Result(rs)
 }
@@ -240,6 +250,15 @@ func TestQueryStorePull(t *testing.T) {
 		rt.SpilledPages != nil || !rt.LastExecution.Equal(lastRun) || forced.Doc == nil {
 		t.Errorf("forced plan runtime %+v, doc %v", rt, forced.Doc != nil)
 	}
+	// sum of squares 5·n·avg² over n executions: variance 5avg² − avg² = 4avg², a standard deviation of twice the average
+	if rt := forced.Runtime; rt.StdevDurationMicros == nil || math.Abs(*rt.StdevDurationMicros-2*5_100_000/1204.0) > 1e-6 ||
+		rt.StdevLogicalReads == nil || math.Abs(*rt.StdevLogicalReads) > 1e-6 || *rt.MinDurationMicros != 5_100_000/1204.0 ||
+		math.Abs(*rt.MaxLogicalReads-3*12_345_678/1204.0) > 1e-6 {
+		t.Errorf("spread figures: %+v", rt)
+	}
+	if st := forced.Store; st.QueryHash != "0x5C3B9E8D7A6F1402" || st.QueryPlanHash != "0xA47E21C95D3B8F60" {
+		t.Errorf("hashes %+v", st)
+	}
 	if st := pull.Statements[0].Store; st.LastForceFailure != "" {
 		t.Errorf("NONE must read as no failure, got %q", st.LastForceFailure)
 	}
@@ -256,6 +275,13 @@ func TestQueryStorePull(t *testing.T) {
 	lists := storeRequests(srv, storeListMarker)
 	if len(lists) != 1 || lists[0].Kind != tdstest.KindRPC || lists[0].ParamDecl != storeListParams {
 		t.Fatalf("list requests %+v", lists)
+	}
+	for _, col := range []string{"MIN(rs.min_duration) AS min_duration_us", "MAX(rs.max_logical_io_reads) AS max_logical_reads",
+		"SUM(rs.count_executions * (SQUARE(rs.stdev_duration) + SQUARE(rs.avg_duration))) AS duration_sq_us",
+		"SUM(rs.count_executions * (SQUARE(rs.stdev_logical_io_reads) + SQUARE(rs.avg_logical_io_reads))) AS logical_reads_sq"} {
+		if !strings.Contains(lists[0].SQL, col) {
+			t.Errorf("the list does not read %s", col)
+		}
 	}
 	if v := param(&lists[0], "@since_seconds"); v != int64(7200) {
 		t.Errorf("@since_seconds = %v", v)
@@ -402,6 +428,42 @@ func TestQueryStoreErrors(t *testing.T) {
 			}
 			if tc.kind == ErrStatement && len(storeRequests(srv, storeStateMarker)) > 0 && tc.name != "2014" {
 				t.Error("invalid options must be refused before any request")
+			}
+		})
+	}
+}
+
+// TestPooledStdev: the standard deviation over every execution follows
+// from each interval's count, average and standard deviation.
+func TestPooledStdev(t *testing.T) {
+	type interval struct{ n, avg, stdev float64 }
+	for _, tc := range []struct {
+		name      string
+		intervals []interval
+		want      float64 // population standard deviation of the executions
+		none      bool
+	}{
+		// {1, 2, 3}: average 2, standard deviation √(2/3)
+		{name: "one interval", intervals: []interval{{3, 2, math.Sqrt(2.0 / 3)}}, want: math.Sqrt(2.0 / 3)},
+		// {1, 2, 3} and {10, 20}: {1, 2, 3, 10, 20} has average 7.2 and variance 50.96
+		{name: "two intervals", intervals: []interval{{3, 2, math.Sqrt(2.0 / 3)}, {2, 15, 5}}, want: math.Sqrt(50.96)},
+		{name: "all alike", intervals: []interval{{1e6, 0.1, 0}, {3, 0.1, 0}}, want: 0},
+		{name: "no executions", intervals: nil, none: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sq, total float64
+			var n int64
+			for _, iv := range tc.intervals {
+				sq += iv.n * (iv.stdev*iv.stdev + iv.avg*iv.avg)
+				total += iv.n * iv.avg
+				n += int64(iv.n)
+			}
+			got := pooledStdev(sq, total, n)
+			switch {
+			case tc.none && got != nil:
+				t.Errorf("got %v, want none", *got)
+			case !tc.none && (got == nil || math.Abs(*got-tc.want) > 1e-9):
+				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
 	}
