@@ -182,6 +182,9 @@ func (t *triageRun) analyse(pull *capture.Pull, method string) (*triaged, error)
 		}
 		f.Findings = report.Wrap(fs)
 	}
+	if err := t.analyseQueries(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -167,6 +167,7 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 	bv, wv := compiledValues(bp.Document), compiledValues(wp.Document)
 	both := bp.Document != nil && wp.Document != nil
 	differ := both && differentValues(bv, wv)
+	same := both && sameValues(bv, wv)
 	var onlyW, onlyB []string
 	if both {
 		ba, wa := accessPaths(bp.Document), accessPaths(wp.Document)
@@ -197,8 +198,12 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 	case differ:
 		fmt.Fprintf(&msg, "; %s was compiled for %s and %s for %s: parameter sensitivity, the first value each plan was compiled for decides what every later value gets",
 			planLabel(q, worst), valuesText(wv), planLabel(q, best), valuesText(bv))
-	case len(wv) > 0:
+	case same && len(wv) > 0:
 		fmt.Fprintf(&msg, "; both were compiled for %s, so the difference comes from what changed between the compiles (statistics, the rows in the table, SET options or settings), not from the parameter value", valuesText(wv))
+	case same:
+		msg.WriteString("; neither plan has parameters, so the difference comes from what changed between the compiles (statistics, the rows in the table, SET options or settings)")
+	default:
+		fmt.Fprintf(&msg, "; the plans do not have the same parameters (%s: %s; %s: %s): they come from statements written or parameterized differently", planLabel(q, worst), valuesText(wv), planLabel(q, best), valuesText(bv))
 	}
 	if excessMs > 0 {
 		fmt.Fprintf(&msg, "; %s took %s more elapsed time than %s would have", planLabel(q, worst), ms(excessMs), planLabel(q, best))
@@ -225,13 +230,13 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 	if len(onlyB) > 0 {
 		ev["best_plan_only"] = onlyB
 	}
-	p.Report(worst, Finding{Severity: sev, Message: msg.String(), Evidence: ev, Fix: planSpreadFix(q, best, worst, bv, wv, both, differ)})
+	p.Report(worst, Finding{Severity: sev, Message: msg.String(), Evidence: ev, Fix: planSpreadFix(q, best, worst, bv, wv, both, same, differ)})
 	return worst, true
 }
 
 // planSpreadFix chooses the fix from the evidence: forcing in Query Store,
 // statement changes when the plans were compiled for different values.
-func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, differ bool) string {
+func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, same, differ bool) string {
 	bp, wp := &q.Plans[best], &q.Plans[worst]
 	var parts []string
 	add := func(format string, args ...any) {
@@ -258,7 +263,7 @@ func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, dif
 			force = fmt.Sprintf("%s is already forced yet %s ran: read sys.query_store_plan.last_force_failure_reason_desc for plan %d and fix what makes forcing fail", planLabel(q, best), planLabel(q, worst), bp.PlanID)
 		case differ:
 			force = fmt.Sprintf("as a stopgap, force %s: %s (%s); every value then runs it, including %s that %s was compiled for, so watch those executions after forcing", planLabel(q, best), force, why, valuesText(wv), planLabel(q, worst))
-		case both:
+		case same:
 			force = fmt.Sprintf("force %s: %s (%s; both plans were compiled for the same values, so it suits them)", planLabel(q, best), force, why)
 		default:
 			force = fmt.Sprintf("force %s: %s (%s)", planLabel(q, best), force, why)
@@ -272,6 +277,9 @@ func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, dif
 		if force != "" {
 			add("%s", force)
 		}
+		if ddl, rule, i := suggestedIndex(q); ddl != "" {
+			add("an index that gives every value one cheap plan, as %s on %s suggests: %s", rule, planLabel(q, i), ddl)
+		}
 		if opt := optimizeFor(bv); opt != "" {
 			add("OPTION (OPTIMIZE FOR (%s)) on the statement, the values %s was compiled for, if they are the typical ones", opt, planLabel(q, best))
 		}
@@ -283,8 +291,10 @@ func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, dif
 		add("a plan's text is missing: read the query's plans with planlint querystore --query-id %d to compare their compiled values and operators", q.QueryID)
 	} else if !both {
 		add("a plan's text is missing (evicted): capture the statement again to compare the plans' compiled values and operators")
-	} else if q.Source == SourcePlanCache {
+	} else if q.Source == SourcePlanCache && same {
 		add("UPDATE STATISTICS on the tables %s reads, then let the statement compile again: the plans were compiled for the same values, so the estimates changed between the compiles", planLabel(q, worst))
+	} else if q.Source == SourcePlanCache {
+		add("compare the two plans (planlint compare) to see which statement each comes from and why their estimates differ")
 	} else {
 		add("compare the plans' estimates and statistics (planlint querystore --query-id %d) to see what changed between the compiles", q.QueryID)
 	}
@@ -313,6 +323,26 @@ func recompileAdvice(pl *QueryPlanRun) string {
 		return fmt.Sprintf("OPTION (RECOMPILE) only if its compile (%s ms of CPU) is acceptable next to the %s ms of CPU an execution takes", count(c), count(pl.Runtime.AvgCPUMs))
 	}
 	return fmt.Sprintf("OPTION (RECOMPILE) on the statement: a compile took %s ms of CPU, less than an execution (%s ms average)", count(c), count(pl.Runtime.AvgCPUMs))
+}
+
+// suggestedIndex is the first index DDL a statement rule suggested on a
+// plan of the query, with the rule and the plan.
+// The most severe finding's wins; the DDL loses its final semicolon.
+func suggestedIndex(q *Query, only ...int) (ddl, rule string, plan int) {
+	var best Severity
+	for i := range q.Plans {
+		if len(only) > 0 && i != only[0] {
+			continue
+		}
+		for _, f := range q.Plans[i].Findings {
+			for _, k := range []string{"suggested_index", "create_index"} {
+				if d, ok := f.Evidence[k].(string); ok && d != "" && f.Severity > best {
+					ddl, rule, plan, best = strings.TrimSuffix(strings.TrimSpace(d), ";"), f.Rule, i, f.Severity
+				}
+			}
+		}
+	}
+	return ddl, rule, plan
 }
 
 func filteredIndexFinding(fs []Finding) *Finding {
@@ -371,7 +401,7 @@ func reportExecutionSpread(p *QueryPass, i int) {
 	if rt.MaxDurationMs != nil {
 		fmt.Fprintf(&msg, "; the longest took %s (average %s)", ms(*rt.MaxDurationMs), ms(rt.AvgDurationMs))
 	}
-	fmt.Fprintf(&msg, "; the plan was compiled for %s and compares %s in %s (node %d): one plan serves values that select very different row counts",
+	fmt.Fprintf(&msg, "; the plan was compiled for %s and compares %s in %s (node %d): the rows it selects differ by orders of magnitude between executions (other values, or the same value while the data changes, as in a backlog), and one plan serves them all",
 		valuesText(params), params[0].Name, operatorText(node), node.NodeID)
 	ev := map[string]any{"source": q.Source.String(), "plan": planLabel(q, i), "spread_factor": round(spread, 1),
 		"executions": rt.Executions, "avg_logical_reads": round(rt.AvgLogicalReads, 1), "max_logical_reads": round(*rt.MaxLogicalReads, 1),
@@ -383,10 +413,16 @@ func reportExecutionSpread(p *QueryPass, i int) {
 		}
 	}
 	var fix []string
-	fix = append(fix, "1) "+recompileAdvice(pl))
-	fix = append(fix, fmt.Sprintf("2) a dedicated statement for the values of %s that select many rows (for a status or type column, a literal predicate per value)", params[0].Name))
+	add := func(format string, args ...any) {
+		fix = append(fix, fmt.Sprintf("%d) ", len(fix)+1)+fmt.Sprintf(format, args...))
+	}
+	if ddl, rule, _ := suggestedIndex(q, i); ddl != "" {
+		add("an index with which the plan's cost no longer grows with the rows the value selects, as %s suggests: %s", rule, ddl)
+	}
+	add("%s", recompileAdvice(pl))
+	add("a dedicated statement for the values of %s that select many rows (for a status or type column, a literal predicate per value)", params[0].Name)
 	if opt := optimizeFor(params); opt != "" {
-		fix = append(fix, fmt.Sprintf("3) OPTION (OPTIMIZE FOR (%s)) if the compiled values are the typical ones and the rare large values may run slower", opt))
+		add("OPTION (OPTIMIZE FOR (%s)) if the compiled values are the typical ones and the rare large values may run slower", opt)
 	}
 	psp := fmt.Sprintf("%d) on SQL Server 2022+ at compatibility level 160, parameter-sensitive plan optimization keeps up to three plans by the cardinality of an equality predicate", len(fix)+1)
 	if s.CEModelVersion > 0 && s.CEModelVersion < 160 {
@@ -464,6 +500,26 @@ func differentValues(a, b []plan.Parameter) bool {
 		}
 	}
 	return false
+}
+
+// sameValues reports whether both plans have the same parameters with the
+// same compiled values (or both none).
+func sameValues(a, b []plan.Parameter) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			if strings.EqualFold(x.Name, y.Name) && x.CompiledValue == y.CompiledValue {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func valuesText(ps []plan.Parameter) string {

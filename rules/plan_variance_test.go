@@ -80,6 +80,9 @@ func TestPlanVariance(t *testing.T) {
 	withPL201 := bad
 	withPL201.Findings = []Finding{{Rule: "filtered-index-parameterized", Code: "PL201",
 		Evidence: map[string]any{"index": "IX_Work_Pending", "filter": "Status = 0"}}}
+	goodWithAdvice := good
+	goodWithAdvice.Findings = []Finding{{Rule: "residual-sort", Severity: Info, Evidence: map[string]any{"suggested_index": "CREATE INDEX IX_Other ON dbo.Work (CreatedAt);"}},
+		{Rule: "key-lookup", Severity: Error, Evidence: map[string]any{"suggested_index": "CREATE INDEX IX_Work_Status ON dbo.Work (Status, CreatedAt, WorkId) INCLUDE (CustomerId) WITH (DROP_EXISTING = ON);"}}}
 	cacheGood := QueryPlanRun{QueryPlanHash: good.QueryPlanHash, PlanHandle: "0x0601", Document: seek, Runtime: good.Runtime}
 	cacheBad := QueryPlanRun{QueryPlanHash: bad.QueryPlanHash, PlanHandle: "0x0602", Document: scan, Runtime: rt(100, 850, 62000)}
 	spread := func(doc *plan.Document, maxReads, maxMs float64) QueryPlanRun {
@@ -113,6 +116,8 @@ func TestPlanVariance(t *testing.T) {
 		{name: "a filtered index finding leads the fix", q: store(good, withPL201), plan: 1, sev: Error,
 			fix:    []string{"1) a dedicated statement with the literal predicate WHERE Status = 0 for the values that filtered index IX_Work_Pending serves", "2) as a stopgap, force plan 12"},
 			fixNot: []string{"a dedicated statement for the values that need their own plan"}},
+		{name: "an index another rule suggests", q: store(goodWithAdvice, bad), plan: 1, sev: Error,
+			fix: []string{"2) an index that gives every value one cheap plan, as key-lookup on plan 12 suggests: CREATE INDEX IX_Work_Status ON dbo.Work (Status, CreatedAt, WorkId) INCLUDE (CustomerId) WITH (DROP_EXISTING = ON); 3) OPTION (OPTIMIZE FOR"}},
 		{name: "the worse plan listed first", q: store(bad, good), plan: 0, sev: Error, msg: []string{"plan 15 uses Clustered Index Scan"}},
 		{name: "plan cache: no forcing, eviction", q: cache(cacheGood, cacheBad), plan: 1, sev: Warning,
 			msg: []string{"query_hash 0x5C3B9E8D7A6F1402 has 2 plans", "plan 0x3F8A61D2C94B7E05 averaged 850 ms", "85 s more elapsed time"},
@@ -123,6 +128,9 @@ func TestPlanVariance(t *testing.T) {
 		{name: "a plan without its text still compares", q: store(good, noPlan), plan: 1, sev: Error,
 			msg: []string{"plan 15 averaged 850 ms", "the server no longer has the text of plan 15, so its operators and compiled values are unknown"},
 			fix: []string{"1) force plan 12: EXEC sys.sp_query_store_force_plan @query_id = 7, @plan_id = 12; (plan 12 had the lowest figures"}, fixNot: []string{"suits them", "lacks"}},
+		{name: "a literal and a parameterized plan", q: store(good, QueryPlanRun{PlanID: 15, Document: literal, Runtime: rt(800, 850, 62000)}), plan: 1, sev: Error,
+			msg: []string{"the plans do not have the same parameters (plan 15: no parameter values; plan 12: @Status = (0))"},
+			fix: []string{"(plan 12 had the lowest figures, 1.20 ms and 4,510 reads per execution over 5,000 executions)", "compare the plans' estimates"}, fixNot: []string{"suits them"}},
 		{name: "similar cost", q: store(good, similar), silence: true},
 		{name: "too few executions", q: store(good, fewRuns), silence: true},
 		{name: "more rows explain the cost", q: store(good, moreRows), silence: true},
