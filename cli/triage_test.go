@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/planlint/planlint/capture/capturetest"
-	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/capture/tdstest"
+	"github.com/planlint/planlint/catalog"
 )
 
 // Statement markers of the pulls, as package capture writes them.
