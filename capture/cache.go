@@ -652,6 +652,9 @@ func pooledStdev(sumSq, total float64, n int64) *float64 {
 	}
 	mean := total / float64(n)
 	v := math.Sqrt(math.Max(sumSq/float64(n)-mean*mean, 0))
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
 	return &v
 }
 

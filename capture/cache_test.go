@@ -666,11 +666,12 @@ func FuzzDecodeRows(f *testing.F) {
 	cacheCols := []string{"query_hash", "query_plan_hash", "plan_handle", "statement_start_offset", "statement_end_offset",
 		"database_name", "statement_text", "execution_count", "total_worker_time", "max_worker_time", "total_elapsed_time",
 		"max_elapsed_time", "total_logical_reads", "avg_rows", "min_rows", "max_rows", "max_grant_kb", "total_spills",
-		"last_execution_time", "creation_time"}
+		"last_execution_time", "creation_time", "min_worker_time", "min_elapsed_time", "min_logical_reads", "max_logical_reads"}
 	storeCols := []string{"query_id", "plan_id", "database_name", "statement_text", "is_forced_plan", "force_failure_count",
 		"last_force_failure_reason_desc", "plan_type_desc", "parent_query_id", "executions", "cpu_us", "max_cpu_us",
 		"duration_us", "max_duration_us", "logical_reads", "avg_rows", "min_rows", "max_rows", "max_used_memory_kb",
-		"last_execution_time", "compiled", "plan_chars"}
+		"last_execution_time", "compiled", "plan_chars", "query_hash", "query_plan_hash", "min_cpu_us", "min_duration_us",
+		"duration_sq_us", "min_logical_reads", "max_logical_reads", "logical_reads_sq"}
 	f.Fuzz(func(t *testing.T, types []byte, s string, n int64) {
 		for _, cols := range [][]string{cacheCols, storeCols} {
 			r := namedRow{}

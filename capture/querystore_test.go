@@ -449,6 +449,7 @@ func TestPooledStdev(t *testing.T) {
 		{name: "two intervals", intervals: []interval{{3, 2, math.Sqrt(2.0 / 3)}, {2, 15, 5}}, want: math.Sqrt(50.96)},
 		{name: "all alike", intervals: []interval{{1e6, 0.1, 0}, {3, 0.1, 0}}, want: 0},
 		{name: "no executions", intervals: nil, none: true},
+		{name: "a total past float64", intervals: []interval{{2, math.Inf(1), 0}}, none: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var sq, total float64

@@ -457,6 +457,17 @@ func planLabel(q *Query, i int) string {
 	case pl.PlanID != 0:
 		return fmt.Sprintf("plan %d", pl.PlanID)
 	case pl.QueryPlanHash != "":
+		// the same plan cached more than once (other SET options, another
+		// user's schema) is numbered as the report names it
+		n := 1
+		for j := 0; j < i; j++ {
+			if q.Plans[j].QueryPlanHash == pl.QueryPlanHash {
+				n++
+			}
+		}
+		if n > 1 {
+			return fmt.Sprintf("plan %s #%d", pl.QueryPlanHash, n)
+		}
 		return "plan " + pl.QueryPlanHash
 	}
 	return fmt.Sprintf("plan #%d", i+1)
