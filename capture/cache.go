@@ -123,6 +123,10 @@ type Pulled struct {
 	// Note says what a reader should know about this statement's analysis
 	// (tables without catalog facts).
 	Note string
+	// Sibling: the statement was not in the ranked list but is another
+	// cached plan of a query that is (the same query_hash and database),
+	// pulled so that the plans of one query can be compared.
+	Sibling bool
 
 	chars int64 // plan length in characters, when the list tells it
 }
@@ -197,6 +201,7 @@ type CacheOptions struct {
 // statement, where Query Store's statement text keeps them.
 const (
 	cacheListMarker  = "/* planlint: plan cache statements */"
+	cacheOtherMarker = "/* planlint: other cached plans of the listed queries */"
 	cachePlanMarker  = "/* planlint: cached plan */"
 	storeStateMarker = "/* planlint: query store state */"
 	storeListMarker  = "/* planlint: query store plans */"
@@ -310,10 +315,25 @@ func cacheOrderColumn(o Order) string {
 // cacheListParams is the declaration of cacheListSQL's parameters.
 const cacheListParams = "@top int, @database nvarchar(128), @like nvarchar(4000)"
 
+// cacheOtherParams is the declaration of cacheOtherSQL's parameters.
+const cacheOtherParams = cacheListParams + ", @hashes nvarchar(max)"
+
+// cacheOtherSQL lists, most executed first, the cached statements whose
+// query_hash is one of @hashes (",0x…,0x…,"), with the figures and filters
+// of cacheListSQL: the other plans of the listed queries.
+func cacheOtherSQL(shape cacheShape) string {
+	return cacheSelectSQL(shape, cacheOtherMarker,
+		"\n    AND CHARINDEX(N',' + CONVERT(nvarchar(18), qs.query_hash, 1) + N',', @hashes) > 0", "qs.execution_count")
+}
+
 // cacheListSQL lists the top statements of the plan cache with their
 // figures, without plans. Statements of planlint's own batches are left
 // out. @database and @like are empty for no filter.
 func cacheListSQL(shape cacheShape, o Order) string {
+	return cacheSelectSQL(shape, cacheListMarker, "", cacheOrderColumn(o))
+}
+
+func cacheSelectSQL(shape cacheShape, marker, filter, order string) string {
 	optional := []string{
 		"CAST(NULL AS float) AS avg_rows, CAST(NULL AS bigint) AS min_rows, CAST(NULL AS bigint) AS max_rows",
 		"CAST(NULL AS bigint) AS max_grant_kb",
@@ -328,7 +348,7 @@ func cacheListSQL(shape cacheShape, o Order) string {
 	if shape.spills {
 		optional[2] = "qs.total_spills"
 	}
-	return `SELECT ` + cacheListMarker + ` TOP (@top)
+	return `SELECT ` + marker + ` TOP (@top)
     CONVERT(nvarchar(18), qs.query_hash, 1) AS query_hash,
     CONVERT(nvarchar(18), qs.query_plan_hash, 1) AS query_plan_hash,
     CONVERT(nvarchar(130), qs.plan_handle, 1) AS plan_handle,
@@ -350,8 +370,8 @@ CROSS APPLY (SELECT CONVERT(int, a.value) AS dbid FROM sys.dm_exec_plan_attribut
     WHERE a.attribute = N'dbid') AS pa
 WHERE ` + notOwn("st.text") + `
     AND (@database = N'' OR pa.dbid = DB_ID(@database))
-    AND (@like = N'' OR x.statement_text LIKE @like)
-ORDER BY ` + cacheOrderColumn(o) + ` DESC;`
+    AND (@like = N'' OR x.statement_text LIKE @like)` + filter + `
+ORDER BY ` + order + ` DESC;`
 }
 
 // cachePlanParams is the declaration of cachePlanSQL's parameters.
@@ -409,6 +429,9 @@ func (s *Session) PlanCache(ctx context.Context, o CacheOptions) (*Pull, error) 
 	if err != nil {
 		return nil, s.permission(err, serverStateGrant(s.Info))
 	}
+	if err := s.otherCachedPlans(ctx, o, shape, pull); err != nil {
+		return nil, err
+	}
 	uniqueNames(pull.Statements)
 	for i, p := range pull.Statements {
 		if o.Progress != nil {
@@ -422,6 +445,60 @@ func (s *Session) PlanCache(ctx context.Context, o CacheOptions) (*Pull, error) 
 		return nil, err
 	}
 	return pull, nil
+}
+
+// otherCachedPlans adds to the pull, marked Sibling, up to o.Top cached
+// statements of the listed statements' queries (the same query_hash and
+// database) that the list left out: a query's cheap plan is rarely among
+// the costliest statements, yet it is what its costly plan is compared
+// with. One request, whatever the number of queries.
+func (s *Session) otherCachedPlans(ctx context.Context, o CacheOptions, shape cacheShape, pull *Pull) error {
+	const step = "reading the other cached plans of the listed queries"
+	type key struct {
+		handle     string
+		start, end int
+	}
+	pulled := map[key]bool{}
+	wanted := map[string]bool{} // query hash + database
+	var hashes []string
+	for _, p := range pull.Statements {
+		pulled[key{p.Cache.PlanHandle, p.Cache.StatementStart, p.Cache.StatementEnd}] = true
+		h := p.Cache.QueryHash
+		if h == "" || strings.Trim(h[min(2, len(h)):], "0") == "" {
+			continue // no query hash, or 0x0000…: not one query
+		}
+		if !wanted[h+"\x00"+p.Database] {
+			wanted[h+"\x00"+p.Database] = true
+			hashes = append(hashes, h)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	var others []*Pulled
+	err := s.query(ctx, step, cacheOtherSQL(shape), cacheOtherParams,
+		// the listed statements come back too: ask for that many more
+		[]any{sql.Named("top", int32(o.Top+len(pull.Statements))), sql.Named("database", o.Database), sql.Named("like", LikePattern(o.Like)),
+			sql.Named("hashes", ","+strings.Join(hashes, ",")+",")},
+		func(r namedRow) error {
+			p, err := decodeCacheRow(r)
+			if err != nil {
+				return err
+			}
+			if !pulled[key{p.Cache.PlanHandle, p.Cache.StatementStart, p.Cache.StatementEnd}] && wanted[p.Cache.QueryHash+"\x00"+p.Database] {
+				p.Sibling = true
+				others = append(others, p)
+			}
+			return nil
+		})
+	if err != nil {
+		return s.permission(err, serverStateGrant(s.Info))
+	}
+	if len(others) > o.Top {
+		others = others[:o.Top]
+	}
+	pull.Statements = append(pull.Statements, others...)
+	return nil
 }
 
 // cachedPlan reads and parses one statement's plan into p.

@@ -158,6 +158,10 @@ func (t *triageRun) analyse(pull *capture.Pull, method string) (*triaged, error)
 	for _, p := range pull.Statements {
 		rt := runtimeOf(p)
 		capt := &report.Capture{Method: method, Database: p.Database, Note: p.Note}
+		if p.Sibling {
+			capt.Note = strings.TrimSpace(fmt.Sprintf("Not among the ranked statements: another cached plan of query_hash %s in %s, pulled to compare the plans of one query (plan-variance). %s",
+				p.Cache.QueryHash, p.Database, p.Note))
+		}
 		f := &report.File{Path: p.Name, Statements: []*report.Statement{}, Findings: []*report.Finding{}}
 		out.files = append(out.files, f)
 		out.pulled[f] = p

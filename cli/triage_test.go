@@ -14,6 +14,7 @@ import (
 // Statement markers of the pulls, as package capture writes them.
 const (
 	cacheListMark  = "/* planlint: plan cache statements */"
+	cacheOtherMark = "/* planlint: other cached plans of the listed queries */"
 	cachePlanMark  = "/* planlint: cached plan */"
 	storeStateMark = "/* planlint: query store state */"
 	storeListMark  = "/* planlint: query store plans */"
@@ -82,8 +83,9 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 		return tdstest.ErrorResponse(*ft.listError)
 	}
 	switch {
-	case strings.Contains(r.SQL, cacheListMark):
+	case strings.Contains(r.SQL, cacheListMark) || strings.Contains(r.SQL, cacheOtherMark):
 		top, _ := rpcParam(r, "@top").(int64)
+		hashes, other := rpcParam(r, "@hashes").(string)
 		rs := tdstest.NewResultSet(tdstest.NVarChar("query_hash", 18), tdstest.NVarChar("query_plan_hash", 18),
 			tdstest.NVarChar("plan_handle", 130), tdstest.Int("statement_start_offset"), tdstest.Int("statement_end_offset"),
 			tdstest.NVarChar("database_name", 128), tdstest.NVarCharMax("statement_text"), tdstest.BigInt("execution_count"),
@@ -91,10 +93,15 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 			tdstest.BigInt("max_elapsed_time"), tdstest.BigInt("total_logical_reads"), tdstest.Float("avg_rows"),
 			tdstest.BigInt("min_rows"), tdstest.BigInt("max_rows"), tdstest.BigInt("max_grant_kb"), tdstest.BigInt("total_spills"),
 			tdstest.DateTime2("last_execution_time", 3), tdstest.DateTime2("creation_time", 3), tdstest.BigInt("max_logical_reads"))
-		for i, p := range ft.plans {
-			if int64(i) >= top {
+		n := int64(0)
+		for _, p := range ft.plans {
+			if other && !strings.Contains(hashes, ","+p.queryHash+",") {
+				continue
+			}
+			if n >= top {
 				break
 			}
+			n++
 			maxDur := p.cpu
 			if p.maxDur != 0 {
 				maxDur = p.maxDur

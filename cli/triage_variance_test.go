@@ -87,6 +87,7 @@ func TestPlanVarianceFindings(t *testing.T) {
 		{"forced scan", "querystore", []pulledPlan{forcedScan, seek}, "querystore:query 7 plan 15 error",
 			"EXEC sys.sp_query_store_unforce_plan @query_id = 7, @plan_id = 15; then EXEC sys.sp_query_store_force_plan @query_id = 7, @plan_id = 12;"},
 		{"plan cache", "cache", []pulledPlan{seek, scan}, "cache:0x5C3B9E8D7A6F1402 plan 0x3F8A61D2C94B7E05 error", "DBCC FREEPROCCACHE (0x0615)"},
+		{"plan cache, the cheap plan outside --top", "cache --top 1", []pulledPlan{scan, seek}, "cache:0x5C3B9E8D7A6F1402 plan 0x3F8A61D2C94B7E05 error", "OPTIMIZE FOR (@Status = 0)"},
 		{"similar cost", "querystore", []pulledPlan{seek, similar}, "", ""},
 		{"few executions", "querystore", []pulledPlan{seek, rare}, "", ""},
 		{"cache: another database is another query", "cache", []pulledPlan{seek, otherDB}, "", ""},
@@ -94,12 +95,21 @@ func TestPlanVarianceFindings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ft := &fakeTriage{plans: tc.plans, storeState: "READ_WRITE", catalog: statusCatalog(t)}
 			srv := ft.start(t)
-			out, errOut, code := runWith(t, dsnVars(srv), "", tc.cmd, "--format", "json", "--fail-on", "none")
+			out, errOut, code := runWith(t, dsnVars(srv), "", append(strings.Fields(tc.cmd), "--format", "json", "--fail-on", "none")...)
 			if code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			var got []string
-			for _, f := range decodeTriage(t, out).Files {
+			rep := decodeTriage(t, out)
+			if len(rep.Files) != len(tc.plans) {
+				t.Errorf("%d entries, want %d", len(rep.Files), len(tc.plans))
+			}
+			if strings.Contains(tc.cmd, "--top 1") {
+				if c := rep.Files[1].Statements[0].Capture; c == nil || !strings.Contains(c.Note, "Not among the ranked statements: another cached plan of query_hash 0x5C3B9E8D7A6F1402") {
+					t.Errorf("the other plan is not marked: %+v", c)
+				}
+			}
+			for _, f := range rep.Files {
 				for _, x := range f.Findings {
 					if x.Code != "PL415" {
 						continue
