@@ -124,8 +124,9 @@ type Pulled struct {
 	// (tables without catalog facts).
 	Note string
 	// Sibling: the statement was not in the ranked list but is another
-	// cached plan of a query that is (the same query_hash and database),
-	// pulled so that the plans of one query can be compared.
+	// plan of a query that is (plan cache: the same query_hash and
+	// database; Query Store: the same query_id or parent query), pulled so
+	// that the plans of one query can be compared.
 	Sibling bool
 
 	chars int64 // plan length in characters, when the list tells it
@@ -205,6 +206,7 @@ const (
 	cachePlanMarker  = "/* planlint: cached plan */"
 	storeStateMarker = "/* planlint: query store state */"
 	storeListMarker  = "/* planlint: query store plans */"
+	storeOtherMarker = "/* planlint: other query store plans of the listed queries */"
 	storePlanMarker  = "/* planlint: query store plan */"
 )
 
@@ -451,7 +453,8 @@ func (s *Session) PlanCache(ctx context.Context, o CacheOptions) (*Pull, error) 
 // statements of the listed statements' queries (the same query_hash and
 // database) that the list left out: a query's cheap plan is rarely among
 // the costliest statements, yet it is what its costly plan is compared
-// with. One request, whatever the number of queries.
+// with. --like chose the queries, so it does not filter their plans. One
+// request, whatever the number of queries.
 func (s *Session) otherCachedPlans(ctx context.Context, o CacheOptions, shape cacheShape, pull *Pull) error {
 	const step = "reading the other cached plans of the listed queries"
 	type key struct {
@@ -478,7 +481,7 @@ func (s *Session) otherCachedPlans(ctx context.Context, o CacheOptions, shape ca
 	var others []*Pulled
 	err := s.query(ctx, step, cacheOtherSQL(shape), cacheOtherParams,
 		// the listed statements come back too: ask for that many more
-		[]any{sql.Named("top", int32(o.Top+len(pull.Statements))), sql.Named("database", o.Database), sql.Named("like", LikePattern(o.Like)),
+		[]any{sql.Named("top", int32(o.Top+len(pull.Statements))), sql.Named("database", o.Database), sql.Named("like", ""),
 			sql.Named("hashes", ","+strings.Join(hashes, ",")+",")},
 		func(r namedRow) error {
 			p, err := decodeCacheRow(r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,19 +85,41 @@ const storeListParams = "@top int, @since_seconds int, @like nvarchar(4000), @qu
 // plans themselves. With byQuery, it lists every plan of @query_id (and of
 // its variants), executed in that time or not.
 func storeListSQL(shape storeShape, o Order, byQuery bool) string {
+	queryFilter := "q.query_id = @query_id"
+	if shape.variants {
+		queryFilter = "(q.query_id = @query_id OR v.parent_query_id = @query_id)"
+	}
+	if byQuery {
+		return storeSelectSQL(shape, storeListMarker, "LEFT JOIN", "\n    AND "+queryFilter, "s.executions")
+	}
+	return storeSelectSQL(shape, storeListMarker, "JOIN", "", storeOrderColumn(o))
+}
+
+// storeOtherParams is the declaration of storeOtherSQL's parameters.
+const storeOtherParams = storeListParams + ", @query_ids nvarchar(max)"
+
+// storeOtherSQL lists, most executed first, the plans executed within
+// @since_seconds of the queries in @query_ids (",42,60,") and of their
+// variants: the other plans of the listed queries.
+func storeOtherSQL(shape storeShape) string {
+	in := func(col string) string {
+		return "CHARINDEX(N',' + CAST(" + col + " AS nvarchar(20)) + N',', @query_ids) > 0"
+	}
+	filter := in("q.query_id")
+	if shape.variants {
+		filter = "(" + filter + " OR " + in("v.parent_query_id") + ")"
+	}
+	return storeSelectSQL(shape, storeOtherMarker, "JOIN", "\n    AND "+filter, "s.executions")
+}
+
+func storeSelectSQL(shape storeShape, marker, join, filter, order string) string {
 	variantCols := "CAST(NULL AS nvarchar(60)) AS plan_type_desc, CAST(NULL AS bigint) AS parent_query_id"
 	variantJoin := ""
-	queryFilter := "q.query_id = @query_id"
 	if shape.variants {
 		variantCols = "p.plan_type_desc, v.parent_query_id"
 		variantJoin = "\nLEFT JOIN sys.query_store_query_variant AS v ON v.query_variant_query_id = q.query_id"
-		queryFilter = "(q.query_id = @query_id OR v.parent_query_id = @query_id)"
 	}
-	join, filter, order := "JOIN", "", storeOrderColumn(o)
-	if byQuery {
-		join, filter, order = "LEFT JOIN", "\n    AND "+queryFilter, "s.executions"
-	}
-	return `SELECT ` + storeListMarker + ` TOP (@top)
+	return `SELECT ` + marker + ` TOP (@top)
     q.query_id, p.plan_id,
     CAST(DB_NAME() AS nvarchar(128)) AS database_name,
     qt.query_sql_text AS statement_text,
@@ -208,6 +231,11 @@ func (s *Session) QueryStore(ctx context.Context, o StoreOptions) (*Pull, error)
 	if err != nil {
 		return nil, s.permission(err, databaseStateGrant(s.Info))
 	}
+	if !byQuery {
+		if err := s.otherStoredPlans(ctx, o, shape, top, pull); err != nil {
+			return nil, err
+		}
+	}
 	uniqueNames(pull.Statements)
 	for i, p := range pull.Statements {
 		if o.Progress != nil {
@@ -224,6 +252,60 @@ func (s *Session) QueryStore(ctx context.Context, o StoreOptions) (*Pull, error)
 		return nil, err
 	}
 	return pull, nil
+}
+
+// otherStoredPlans adds to the pull, marked Sibling, up to top plans of
+// the listed plans' queries (a variant's parent query counts for the
+// variant) that executed within o.Since and were left out of the ranking,
+// whatever their text (a variant's text differs from its parent's): --like
+// chose the queries. One request, whatever the number of queries.
+func (s *Session) otherStoredPlans(ctx context.Context, o StoreOptions, shape storeShape, top int, pull *Pull) error {
+	const step = "reading the other plans of the listed queries"
+	pulled := map[int64]bool{}
+	queries := map[int64]bool{}
+	var ids []string
+	for _, p := range pull.Statements {
+		pulled[p.Store.PlanID] = true
+		q := p.Store.QueryID
+		if p.Store.ParentQueryID != 0 {
+			q = p.Store.ParentQueryID
+		}
+		if !queries[q] {
+			queries[q] = true
+			ids = append(ids, strconv.FormatInt(q, 10))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var others []*Pulled
+	err := s.query(ctx, step, storeOtherSQL(shape), storeOtherParams,
+		// the listed plans come back too: ask for that many more
+		[]any{sql.Named("top", int32(top+len(pull.Statements))), sql.Named("since_seconds", int32(o.Since/time.Second)),
+			sql.Named("like", ""), sql.Named("query_id", int64(0)), sql.Named("query_ids", ","+strings.Join(ids, ",")+",")},
+		func(r namedRow) error {
+			p, err := decodeStoreRow(r)
+			if err != nil {
+				return err
+			}
+			q := p.Store.QueryID
+			if p.Store.ParentQueryID != 0 {
+				q = p.Store.ParentQueryID
+			}
+			if !pulled[p.Store.PlanID] && queries[q] {
+				p.Sibling = true
+				others = append(others, p)
+			}
+			return nil
+		})
+	if err != nil {
+		return s.permission(err, databaseStateGrant(s.Info))
+	}
+	if len(others) > top {
+		others = others[:top]
+	}
+	pull.Statements = append(pull.Statements, others...)
+	return nil
 }
 
 func orUnknown(s string) string {

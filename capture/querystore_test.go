@@ -58,7 +58,7 @@ func (fs *fakeStore) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Res
 			rs.Row(codes[fs.actual], fs.actual, fs.desired, fs.readonlyReason)
 		}
 		return tdstest.NewResponse().Result(rs)
-	case strings.Contains(r.SQL, storeListMarker):
+	case strings.Contains(r.SQL, storeListMarker) || strings.Contains(r.SQL, storeOtherMarker):
 		if fs.noVariants {
 			if strings.Contains(r.SQL, "plan_type_desc") && !strings.Contains(r.SQL, "CAST(NULL AS nvarchar(60)) AS plan_type_desc") {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 207, State: 1, Class: 16, Line: 1, Text: "Invalid column name 'plan_type_desc'."})
@@ -103,9 +103,12 @@ func (fs *fakeStore) list(r *tdstest.Request) *tdstest.Response {
 	queryID, _ := param(r, "@query_id").(int64)
 	byQuery := strings.Contains(r.SQL, "AND (q.query_id = @query_id") || strings.Contains(r.SQL, "AND q.query_id = @query_id")
 	withVariants := strings.Contains(r.SQL, "v.parent_query_id = @query_id")
+	ids, other := param(r, "@query_ids").(string)
+	in := func(id int64) bool { return strings.Contains(ids, fmt.Sprintf(",%d,", id)) }
 	var keep []storedPlan
 	for _, p := range fs.plans {
 		switch {
+		case other && !in(p.queryID) && !(strings.Contains(r.SQL, "v.parent_query_id AS nvarchar") && in(p.parent)):
 		case like != "" && !likeMatch(like, p.text):
 		case byQuery && p.queryID != queryID && !(withVariants && p.parent == queryID):
 		case !byQuery && p.exec == 0:
@@ -468,6 +471,54 @@ func TestPooledStdev(t *testing.T) {
 				t.Errorf("got %v, want none", *got)
 			case !tc.none && (got == nil || math.Abs(*got-tc.want) > 1e-9):
 				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestQueryStoreOtherPlans: the other plans of the ranked plans' queries
+// that ran within --since are pulled too, marked Sibling; a variant brings
+// its parent query's plans, whatever their text; --query-id reads them all
+// already and asks for nothing more.
+func TestQueryStoreOtherPlans(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    StoreOptions
+		want string
+	}{
+		{"cheap plan outside the top", StoreOptions{Top: 1}, "8 7*"},
+		{"variant brings its parent's plans", StoreOptions{Top: 1, Like: "PLAN PER VALUE"}, "10 9*"},
+		{"all listed", StoreOptions{Top: 10}, "8 7 9 10 11 12"},
+		{"by query", StoreOptions{QueryID: 42}, "7 8 13"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := &fakeStore{actual: "READ_WRITE", desired: "READ_WRITE", plans: queueStore(t)}
+			srv, s := startStore(t, "16.0.4215.2", fs)
+			tc.o.Since = 2 * time.Hour
+			pull, err := s.QueryStore(testContext(t), tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range pull.Statements {
+				id := fmt.Sprint(p.Store.PlanID)
+				if p.Sibling {
+					id += "*"
+				}
+				got = append(got, id)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("pulled %v, want %s", got, tc.want)
+			}
+			others := storeRequests(srv, storeOtherMarker)
+			if tc.o.QueryID != 0 {
+				if len(others) != 0 {
+					t.Errorf("--query-id asked for other plans: %d requests", len(others))
+				}
+				return
+			}
+			if len(others) != 1 || others[0].ParamDecl != storeOtherParams || param(&others[0], "@like") != "" {
+				t.Fatalf("other plans requests %+v", others)
 			}
 		})
 	}

@@ -158,9 +158,16 @@ func (t *triageRun) analyse(pull *capture.Pull, method string) (*triaged, error)
 	for _, p := range pull.Statements {
 		rt := runtimeOf(p)
 		capt := &report.Capture{Method: method, Database: p.Database, Note: p.Note}
-		if p.Sibling {
+		switch {
+		case p.Sibling && p.Cache != nil:
 			capt.Note = strings.TrimSpace(fmt.Sprintf("Not among the ranked statements: another cached plan of query_hash %s in %s, pulled to compare the plans of one query (plan-variance). %s",
 				p.Cache.QueryHash, p.Database, p.Note))
+		case p.Sibling && p.Store != nil:
+			q := p.Store.QueryID
+			if p.Store.ParentQueryID != 0 {
+				q = p.Store.ParentQueryID
+			}
+			capt.Note = strings.TrimSpace(fmt.Sprintf("Not among the ranked plans: another plan of query %d, pulled to compare the plans of one query (plan-variance). %s", q, p.Note))
 		}
 		f := &report.File{Path: p.Name, Statements: []*report.Statement{}, Findings: []*report.Finding{}}
 		out.files = append(out.files, f)

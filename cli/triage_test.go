@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ const (
 	cachePlanMark  = "/* planlint: cached plan */"
 	storeStateMark = "/* planlint: query store state */"
 	storeListMark  = "/* planlint: query store plans */"
+	storeOtherMark = "/* planlint: other query store plans of the listed queries */"
 	storePlanMark  = "/* planlint: query store plan */"
 )
 
@@ -128,8 +130,11 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 		rs := tdstest.NewResultSet(tdstest.Int("actual_state"), tdstest.NVarChar("actual_state_desc", 60),
 			tdstest.NVarChar("desired_state_desc", 60), tdstest.Int("readonly_reason")).Row(2, ft.storeState, "READ_WRITE", 0)
 		return tdstest.NewResponse().Result(rs)
-	case strings.Contains(r.SQL, storeListMark):
+	case strings.Contains(r.SQL, storeListMark) || strings.Contains(r.SQL, storeOtherMark):
 		queryID, _ := rpcParam(r, "@query_id").(int64)
+		ids, other := rpcParam(r, "@query_ids").(string)
+		top, _ := rpcParam(r, "@top").(int64)
+		n := int64(0)
 		rs := tdstest.NewResultSet(tdstest.BigInt("query_id"), tdstest.BigInt("plan_id"), tdstest.NVarChar("database_name", 128),
 			tdstest.NVarCharMax("statement_text"), tdstest.Bit("is_forced_plan"), tdstest.BigInt("force_failure_count"),
 			tdstest.NVarChar("last_force_failure_reason_desc", 60), tdstest.NVarChar("plan_type_desc", 60), tdstest.BigInt("parent_query_id"),
@@ -141,6 +146,13 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 			if queryID != 0 && p.queryID != queryID && p.parent != queryID {
 				continue
 			}
+			if other && !strings.Contains(ids, fmt.Sprintf(",%d,", p.queryID)) && !strings.Contains(ids, fmt.Sprintf(",%d,", p.parent)) {
+				continue
+			}
+			if n >= top {
+				break
+			}
+			n++
 			var parent, chars any
 			if p.parent != 0 {
 				parent = p.parent
