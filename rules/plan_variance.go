@@ -262,11 +262,11 @@ func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, sam
 		case bp.Forced:
 			force = fmt.Sprintf("%s is already forced yet %s ran: read sys.query_store_plan.last_force_failure_reason_desc for plan %d and fix what makes forcing fail", planLabel(q, best), planLabel(q, worst), bp.PlanID)
 		case differ:
-			force = fmt.Sprintf("as a stopgap, force %s: %s (%s); every value then runs it, including %s that %s was compiled for, so watch those executions after forcing", planLabel(q, best), force, why, valuesText(wv), planLabel(q, worst))
+			force = fmt.Sprintf("as a stopgap, force %s of query %d: %s (%s); every value then runs it, including %s that %s was compiled for, so watch those executions after forcing", planLabel(q, best), qid, force, why, valuesText(wv), planLabel(q, worst))
 		case same:
-			force = fmt.Sprintf("force %s: %s (%s; both plans were compiled for the same values, so it suits them)", planLabel(q, best), force, why)
+			force = fmt.Sprintf("force %s of query %d: %s (%s; both plans were compiled for the same values, so it suits them)", planLabel(q, best), qid, force, why)
 		default:
-			force = fmt.Sprintf("force %s: %s (%s)", planLabel(q, best), force, why)
+			force = fmt.Sprintf("force %s of query %d: %s (%s)", planLabel(q, best), qid, force, why)
 		}
 		if !differ {
 			add("%s", force)
