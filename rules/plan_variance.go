@@ -61,7 +61,9 @@ var PlanVariance = &Rule{
 			"also use a filtered index), `OPTIMIZE FOR (@Status = 0)` with the best plan's compiled value, or " +
 			"`OPTION (RECOMPILE)` when a compile is cheap next to an execution. From the plan cache, where nothing can be " +
 			"forced, the same statement changes apply, and `DBCC FREEPROCCACHE (plan_handle)` evicts the bad plan as a " +
-			"stopgap.",
+			"stopgap. Query Store forces a plan only for its own query, so a plan of one Parameter Sensitive Plan variant " +
+			"cannot be forced on another: then `OPTION (USE HINT ('DISABLE_PARAMETER_SENSITIVE_PLAN_OPTIMIZATION'))` " +
+			"gives the statement one plan again.",
 		FalseAlarms: "Plans with fewer than `min_executions` executions are not compared (a first, cold execution is " +
 			"slow). When the worse plan also returns at least a third as many times more rows per execution as it costs " +
 			"more (`avg_rows`), the values select more work rather than a worse plan, and nothing is reported. Durations " +
@@ -248,7 +250,14 @@ func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, sam
 		add("a dedicated statement with the literal predicate WHERE %s for the values that filtered index %s serves: %s is parameterized and cannot use it (see filtered-index-parameterized)", filter, idx, planLabel(q, worst))
 	}
 	force := ""
-	if q.Source == SourceQueryStore && bp.PlanID != 0 {
+	variants := q.Source == SourceQueryStore && bp.QueryID != 0 && wp.QueryID != 0 && bp.QueryID != wp.QueryID
+	if variants {
+		// A plan is forced for its own query: a variant's plan cannot be
+		// forced on another variant.
+		add("%s and %s belong to different Parameter Sensitive Plan variants of query %d (queries %d and %d), and Query Store forces a plan only for its own variant; when the variants' cardinality ranges send values to the worse plan, OPTION (USE HINT ('DISABLE_PARAMETER_SENSITIVE_PLAN_OPTIMIZATION')) on the statement gives it one plan again, which can then be forced",
+			planLabel(q, worst), planLabel(q, best), q.QueryID, wp.QueryID, bp.QueryID)
+	}
+	if q.Source == SourceQueryStore && bp.PlanID != 0 && !variants {
 		qid := bp.QueryID
 		if qid == 0 {
 			qid = q.QueryID

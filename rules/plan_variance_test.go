@@ -118,6 +118,14 @@ func TestPlanVariance(t *testing.T) {
 			fixNot: []string{"a dedicated statement for the values that need their own plan"}},
 		{name: "an index another rule suggests", q: store(goodWithAdvice, bad), plan: 1, sev: Error,
 			fix: []string{"2) an index that gives every value one cheap plan, as key-lookup on plan 12 suggests: CREATE INDEX IX_Work_Status ON dbo.Work (Status, CreatedAt, WorkId) INCLUDE (CustomerId) WITH (DROP_EXISTING = ON); 3) OPTION (OPTIMIZE FOR"}},
+		{name: "PSP variants are forced per variant", q: func() *Query {
+			q := store(good, bad)
+			q.Plans[0].QueryID, q.Plans[0].PlanType = 8, "Query Variant Plan"
+			q.Plans[1].QueryID, q.Plans[1].PlanType = 9, "Query Variant Plan"
+			return q
+		}(), plan: 1, sev: Error,
+			fix:    []string{"1) plan 15 and plan 12 belong to different Parameter Sensitive Plan variants of query 7 (queries 9 and 8)", "DISABLE_PARAMETER_SENSITIVE_PLAN_OPTIMIZATION", "2) OPTION (OPTIMIZE FOR"},
+			fixNot: []string{"sp_query_store_force_plan"}},
 		{name: "the worse plan listed first", q: store(bad, good), plan: 0, sev: Error, msg: []string{"plan 15 uses Clustered Index Scan"}},
 		{name: "plan cache: no forcing, eviction", q: cache(cacheGood, cacheBad), plan: 1, sev: Warning,
 			msg: []string{"query_hash 0x5C3B9E8D7A6F1402 has 2 plans", "plan 0x3F8A61D2C94B7E05 averaged 850 ms", "85 s more elapsed time"},
