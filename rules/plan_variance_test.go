@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,4 +286,36 @@ func TestStatementRulesIgnoreQueryRules(t *testing.T) {
 	if err != nil || len(qfs) != 0 {
 		t.Errorf("one quiet plan: %v %+v", err, qfs)
 	}
+}
+
+// BenchmarkPlanVariance runs the query rules over one query of n plans
+// (the two fixture plans alternately, with spread figures) and reports
+// the time per plan, which should stay flat as n grows.
+func BenchmarkPlanVariance(b *testing.B) {
+	docs := []*plan.Document{variancePlanB(b, "status-seek"), variancePlanB(b, "status-scan")}
+	for _, n := range []int{2, 20, 200} {
+		q := &Query{Source: SourceQueryStore, QueryID: 7}
+		for i := range n {
+			q.Plans = append(q.Plans, QueryPlanRun{QueryID: 7, PlanID: int64(i + 1), Document: docs[i%2], Runtime: PlanRuntime{
+				Executions: int64(100 + i), AvgDurationMs: float64(1 + 100*(i%2)), AvgLogicalReads: float64(4000 + 60000*(i%2)),
+				MaxLogicalReads: f64(1e6), MaxDurationMs: f64(5000)}})
+		}
+		b.Run(fmt.Sprintf("plans=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := AnalyzeQuery(q, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/plan")
+		})
+	}
+}
+
+func variancePlanB(b *testing.B, name string) *plan.Document {
+	d, err := plan.ParseFile(filepath.Join("..", "fixtures", "variance", name+".sqlplan"), plan.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
 }
