@@ -449,6 +449,13 @@ func (s *Session) PlanCache(ctx context.Context, o CacheOptions) (*Pull, error) 
 	return pull, nil
 }
 
+// KnownQueryHash reports whether a query_hash names one query: not empty
+// and not 0x0000000000000000, which the plan cache reports for statements
+// it does not hash.
+func KnownQueryHash(h string) bool {
+	return strings.Trim(strings.TrimPrefix(strings.TrimPrefix(h, "0x"), "0X"), "0") != ""
+}
+
 // otherCachedPlans adds to the pull, marked Sibling, up to o.Top cached
 // statements of the listed statements' queries (the same query_hash and
 // database) that the list left out: a query's cheap plan is rarely among
@@ -467,8 +474,8 @@ func (s *Session) otherCachedPlans(ctx context.Context, o CacheOptions, shape ca
 	for _, p := range pull.Statements {
 		pulled[key{p.Cache.PlanHandle, p.Cache.StatementStart, p.Cache.StatementEnd}] = true
 		h := p.Cache.QueryHash
-		if h == "" || strings.Trim(h[min(2, len(h)):], "0") == "" {
-			continue // no query hash, or 0x0000…: not one query
+		if !KnownQueryHash(h) {
+			continue
 		}
 		if !wanted[h+"\x00"+p.Database] {
 			wanted[h+"\x00"+p.Database] = true

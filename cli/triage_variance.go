@@ -31,7 +31,7 @@ func queryGroups(tr *triaged) []*rules.Query {
 			key = fmt.Sprintf("query %d", q.QueryID)
 		case p.Cache != nil:
 			q.Source, q.QueryHash = rules.SourcePlanCache, p.Cache.QueryHash
-			if q.QueryHash != "" {
+			if capture.KnownQueryHash(q.QueryHash) {
 				key = q.QueryHash + "\x00" + p.Database
 			}
 		default:

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planlint/planlint/capture"
 	"github.com/planlint/planlint/capture/capturetest"
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/report"
 )
 
 // statusCatalog is the catalog of fixtures/queue/schema-status-index.sql,
@@ -135,5 +137,47 @@ func TestPlanVarianceFindings(t *testing.T) {
 		if code != ExitFindings || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, %q not in output (stderr %s)", format, code, want, errOut)
 		}
+	}
+}
+
+// TestQueryGroups: pulled statements become queries by query_hash and
+// database (plan cache) or query_id and parent query (Query Store); a
+// statement without a usable hash is a query of its own.
+func TestQueryGroups(t *testing.T) {
+	cache := func(hash, db string) *capture.Pulled {
+		return &capture.Pulled{Name: hash + " " + db, Database: db, Cache: &capture.CacheEntry{QueryHash: hash}}
+	}
+	store := func(query, parent, plan int64) *capture.Pulled {
+		return &capture.Pulled{Name: fmt.Sprint(plan), Database: "WorkDb", Store: &capture.StorePlan{QueryID: query, ParentQueryID: parent, PlanID: plan}}
+	}
+	for _, tc := range []struct {
+		name   string
+		pulled []*capture.Pulled
+		want   string // plan names per query, queries separated by |
+	}{
+		{"plan cache", []*capture.Pulled{cache("0x01", "A"), cache("0x02", "A"), cache("0x01", "A"), cache("0x01", "B")}, "0x01 A,0x01 A|0x02 A|0x01 B"},
+		{"no hash", []*capture.Pulled{cache("", "A"), cache("", "A"), cache("0x0000000000000000", "A"), cache("0x0000000000000000", "A")},
+			" A| A|0x0000000000000000 A|0x0000000000000000 A"},
+		{"query store", []*capture.Pulled{store(42, 0, 7), store(51, 50, 10), store(42, 0, 8), store(50, 0, 9), store(52, 50, 11)}, "7,8|10,9,11"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &triaged{pulled: map[*report.File]*capture.Pulled{}}
+			for _, p := range tc.pulled {
+				f := &report.File{Path: p.Name}
+				tr.files = append(tr.files, f)
+				tr.pulled[f] = p
+			}
+			var got []string
+			for _, q := range queryGroups(tr) {
+				var names []string
+				for _, p := range q.Plans {
+					names = append(names, p.Name)
+				}
+				got = append(got, strings.Join(names, ","))
+			}
+			if strings.Join(got, "|") != tc.want {
+				t.Errorf("queries %q, want %q", strings.Join(got, "|"), tc.want)
+			}
+		})
 	}
 }
