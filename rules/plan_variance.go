@@ -68,9 +68,11 @@ var PlanVariance = &Rule{
 			"slow). When the worse plan also returns at least a third as many times more rows per execution as it costs " +
 			"more (`avg_rows`), the values select more work rather than a worse plan, and nothing is reported. Durations " +
 			"include waits: a plan that ran during blocking looks slow, which is why logical reads are compared too and " +
-			"the evidence carries both. The plan cache holds only statements still cached, and `--top` may leave a " +
-			"query's other plans out: run `planlint querystore --query-id N` to see them all. A PSP dispatcher plan " +
-			"has no executions of its own and is skipped.",
+			"the evidence carries both; when the durations differ but the reads and CPU per execution are within 2×, the " +
+			"slower plan waited (blocking, I/O, a memory grant) rather than worked, and nothing is reported. The plan " +
+			"cache keeps only plans still cached, so an evicted plan is not compared; both commands pull the other plans " +
+			"of the queries they list, up to `--top` of them, and `planlint querystore --query-id N` reads every plan of " +
+			"one query. A PSP dispatcher plan has no executions of its own and is skipped.",
 		References: []string{
 			"https://learn.microsoft.com/en-us/sql/relational-databases/system-catalog-views/sys-query-store-runtime-stats-transact-sql",
 			"https://learn.microsoft.com/en-us/sql/relational-databases/system-dynamic-management-views/sys-dm-exec-query-stats-transact-sql",
@@ -86,6 +88,9 @@ func init() { register(PlanVariance) }
 const (
 	varianceMinDurationMs = 0.05
 	varianceMinReads      = 1
+	// varianceSameWork: plans whose reads and CPU per execution are within
+	// this factor do the same work, whatever their durations.
+	varianceSameWork = 2
 )
 
 func runPlanVariance(p *QueryPass) {
@@ -151,6 +156,13 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 		return 0, false
 	}
 	bp, wp := &q.Plans[best], &q.Plans[worst]
+	if m.key == "avg_duration_ms" {
+		reads := wp.Runtime.AvgLogicalReads / math.Max(bp.Runtime.AvgLogicalReads, varianceMinReads)
+		cpu := wp.Runtime.AvgCPUMs / math.Max(bp.Runtime.AvgCPUMs, varianceMinDurationMs)
+		if reads < varianceSameWork && cpu < varianceSameWork {
+			return 0, false // the same work: the slower plan waited (blocking, I/O, a grant)
+		}
+	}
 	var rowsFactor float64
 	if bp.Runtime.AvgRows != nil && wp.Runtime.AvgRows != nil {
 		rowsFactor = math.Max(*wp.Runtime.AvgRows, 1) / math.Max(*bp.Runtime.AvgRows, 1)

@@ -72,6 +72,8 @@ func TestPlanVariance(t *testing.T) {
 	moreRows.Runtime.AvgRows = f64(600)
 	readsOnly := bad
 	readsOnly.Runtime = rt(800, 5, 620000)
+	waited := bad
+	waited.Runtime = PlanRuntime{Executions: 800, AvgDurationMs: 85, AvgCPUMs: 1.5, AvgLogicalReads: 6000, AvgRows: f64(20)}
 	minor := bad
 	minor.Runtime = rt(20, 85, 62000)
 	dispatcher := bad
@@ -145,6 +147,7 @@ func TestPlanVariance(t *testing.T) {
 			msg: []string{"the plans do not have the same parameters (plan 15: no parameter values; plan 12: @Status = (0))"},
 			fix: []string{"(plan 12 had the lowest figures, 1.20 ms and 4,510 reads per execution over 5,000 executions)", "compare the plans' estimates"}, fixNot: []string{"suits them"}},
 		{name: "similar cost", q: store(good, similar), silence: true},
+		{name: "same work, longer waits", q: store(good, waited), silence: true},
 		{name: "too few executions", q: store(good, fewRuns), silence: true},
 		{name: "more rows explain the cost", q: store(good, moreRows), silence: true},
 		{name: "dispatcher plans have no runs of their own", q: store(good, dispatcher), silence: true},
