@@ -69,7 +69,8 @@ var PlanVariance = &Rule{
 			"more (`avg_rows`), the values select more work rather than a worse plan, and nothing is reported. Durations " +
 			"include waits: a plan that ran during blocking looks slow, which is why logical reads are compared too and " +
 			"the evidence carries both; when the durations differ but the reads and CPU per execution are within 2×, the " +
-			"slower plan waited (blocking, I/O, a memory grant) rather than worked, and nothing is reported. The plan " +
+			"slower plan waited (blocking, I/O, a memory grant) rather than worked, and nothing is reported; nor is a plan " +
+			"that reads more pages but is not slower on average. The plan " +
 			"cache keeps only plans still cached, so an evicted plan is not compared; both commands pull the other plans " +
 			"of the queries they list, up to `--top` of them, and `planlint querystore --query-id N` reads every plan of " +
 			"one query. A PSP dispatcher plan has no executions of its own and is skipped.",
@@ -171,6 +172,9 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 		}
 	}
 	excessMs := (wp.Runtime.AvgDurationMs - bp.Runtime.AvgDurationMs) * float64(wp.Runtime.Executions)
+	if excessMs <= 0 {
+		return 0, false // more reads but no slower: cached pages, not a worse plan to move away from
+	}
 	sev := Info
 	switch {
 	case excessMs >= p.Param("error_ms"):
@@ -219,12 +223,10 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 	default:
 		fmt.Fprintf(&msg, "; the plans do not have the same parameters (%s: %s; %s: %s): they come from statements written or parameterized differently", planLabel(q, worst), valuesText(wv), planLabel(q, best), valuesText(bv))
 	}
-	if excessMs > 0 {
-		fmt.Fprintf(&msg, "; %s took %s more elapsed time than %s would have", planLabel(q, worst), ms(excessMs), planLabel(q, best))
-	}
+	fmt.Fprintf(&msg, "; %s took %s more elapsed time than %s would have", planLabel(q, worst), ms(excessMs), planLabel(q, best))
 
 	ev := map[string]any{"source": q.Source.String(), "factor": round(factor, 1), "measure": m.key,
-		"worst_plan": planLabel(q, worst), "best_plan": planLabel(q, best), "excess_elapsed_ms": round(math.Max(excessMs, 0), 1),
+		"worst_plan": planLabel(q, worst), "best_plan": planLabel(q, best), "excess_elapsed_ms": round(excessMs, 1),
 		"plans": planEvidence(q)}
 	if both {
 		ev["compiled_for_different_values"] = differ

@@ -74,6 +74,8 @@ func TestPlanVariance(t *testing.T) {
 	readsOnly.Runtime = rt(800, 5, 620000)
 	waited := bad
 	waited.Runtime = PlanRuntime{Executions: 800, AvgDurationMs: 85, AvgCPUMs: 1.5, AvgLogicalReads: 6000, AvgRows: f64(20)}
+	readsNotSlower := bad
+	readsNotSlower.Runtime = rt(800, 1.0, 620000)
 	minor := bad
 	minor.Runtime = rt(20, 85, 62000)
 	dispatcher := bad
@@ -148,6 +150,7 @@ func TestPlanVariance(t *testing.T) {
 			fix: []string{"(plan 12 had the lowest figures, 1.20 ms and 4,510 reads per execution over 5,000 executions)", "compare the plans' estimates"}, fixNot: []string{"suits them"}},
 		{name: "similar cost", q: store(good, similar), silence: true},
 		{name: "same work, longer waits", q: store(good, waited), silence: true},
+		{name: "more reads, not slower", q: store(good, readsNotSlower), silence: true},
 		{name: "too few executions", q: store(good, fewRuns), silence: true},
 		{name: "more rows explain the cost", q: store(good, moreRows), silence: true},
 		{name: "dispatcher plans have no runs of their own", q: store(good, dispatcher), silence: true},
