@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -52,12 +53,21 @@ func (o Order) String() string {
 type Runtime struct {
 	Executions        int64
 	CPUMicros         float64 // total CPU (worker) time
+	MinCPUMicros      *float64
 	MaxCPUMicros      *float64
 	DurationMicros    float64 // total elapsed time
+	MinDurationMicros *float64
 	MaxDurationMicros *float64
 	LogicalReads      float64 // total logical reads (8 KB pages)
-	AvgRows           *float64
-	MinRows, MaxRows  *int64
+	// MinLogicalReads and MaxLogicalReads are the fewest and most pages
+	// one execution read.
+	MinLogicalReads, MaxLogicalReads *float64
+	// StdevDurationMicros and StdevLogicalReads are the standard
+	// deviations per execution (Query Store: pooled over the intervals
+	// from each interval's stdev, average and count).
+	StdevDurationMicros, StdevLogicalReads *float64
+	AvgRows                                *float64
+	MinRows, MaxRows                       *int64
 	// SpilledPages is the total of pages spilled to tempdb (plan cache,
 	// SQL Server 2016 SP2 and 2017 CU3 on).
 	SpilledPages *int64
@@ -83,7 +93,9 @@ type CacheEntry struct {
 // StorePlan identifies a plan in Query Store.
 type StorePlan struct {
 	QueryID, PlanID int64
-	Forced          bool
+	// QueryHash and QueryPlanHash are 0x… hexadecimal.
+	QueryHash, QueryPlanHash string
+	Forced                   bool
 	// PlanType is "Compiled Plan", "Dispatcher Plan" or "Query Variant
 	// Plan" (SQL Server 2022 on; empty before).
 	PlanType string
@@ -111,6 +123,11 @@ type Pulled struct {
 	// Note says what a reader should know about this statement's analysis
 	// (tables without catalog facts).
 	Note string
+	// Sibling: the statement was not in the ranked list but is another
+	// plan of a query that is (plan cache: the same query_hash and
+	// database; Query Store: the same query_id or parent query), pulled so
+	// that the plans of one query can be compared.
+	Sibling bool
 
 	chars int64 // plan length in characters, when the list tells it
 }
@@ -185,9 +202,11 @@ type CacheOptions struct {
 // statement, where Query Store's statement text keeps them.
 const (
 	cacheListMarker  = "/* planlint: plan cache statements */"
+	cacheOtherMarker = "/* planlint: other cached plans of the listed queries */"
 	cachePlanMarker  = "/* planlint: cached plan */"
 	storeStateMarker = "/* planlint: query store state */"
 	storeListMarker  = "/* planlint: query store plans */"
+	storeOtherMarker = "/* planlint: other query store plans of the listed queries */"
 	storePlanMarker  = "/* planlint: query store plan */"
 )
 
@@ -298,10 +317,25 @@ func cacheOrderColumn(o Order) string {
 // cacheListParams is the declaration of cacheListSQL's parameters.
 const cacheListParams = "@top int, @database nvarchar(128), @like nvarchar(4000)"
 
+// cacheOtherParams is the declaration of cacheOtherSQL's parameters.
+const cacheOtherParams = cacheListParams + ", @hashes nvarchar(max)"
+
+// cacheOtherSQL lists, most executed first, the cached statements whose
+// query_hash is one of @hashes (",0x…,0x…,"), with the figures and filters
+// of cacheListSQL: the other plans of the listed queries.
+func cacheOtherSQL(shape cacheShape) string {
+	return cacheSelectSQL(shape, cacheOtherMarker,
+		"\n    AND CHARINDEX(N',' + CONVERT(nvarchar(18), qs.query_hash, 1) + N',', @hashes) > 0", "qs.execution_count")
+}
+
 // cacheListSQL lists the top statements of the plan cache with their
 // figures, without plans. Statements of planlint's own batches are left
 // out. @database and @like are empty for no filter.
 func cacheListSQL(shape cacheShape, o Order) string {
+	return cacheSelectSQL(shape, cacheListMarker, "", cacheOrderColumn(o))
+}
+
+func cacheSelectSQL(shape cacheShape, marker, filter, order string) string {
 	optional := []string{
 		"CAST(NULL AS float) AS avg_rows, CAST(NULL AS bigint) AS min_rows, CAST(NULL AS bigint) AS max_rows",
 		"CAST(NULL AS bigint) AS max_grant_kb",
@@ -316,15 +350,16 @@ func cacheListSQL(shape cacheShape, o Order) string {
 	if shape.spills {
 		optional[2] = "qs.total_spills"
 	}
-	return `SELECT ` + cacheListMarker + ` TOP (@top)
+	return `SELECT ` + marker + ` TOP (@top)
     CONVERT(nvarchar(18), qs.query_hash, 1) AS query_hash,
     CONVERT(nvarchar(18), qs.query_plan_hash, 1) AS query_plan_hash,
     CONVERT(nvarchar(130), qs.plan_handle, 1) AS plan_handle,
     qs.statement_start_offset, qs.statement_end_offset,
     CAST(DB_NAME(pa.dbid) AS nvarchar(128)) AS database_name,
     x.statement_text,
-    qs.execution_count, qs.total_worker_time, qs.max_worker_time,
-    qs.total_elapsed_time, qs.max_elapsed_time, qs.total_logical_reads,
+    qs.execution_count, qs.total_worker_time, qs.min_worker_time, qs.max_worker_time,
+    qs.total_elapsed_time, qs.min_elapsed_time, qs.max_elapsed_time,
+    qs.total_logical_reads, qs.min_logical_reads, qs.max_logical_reads,
     ` + strings.Join(optional, ",\n    ") + `,
     ` + utcTime("qs.last_execution_time") + ` AS last_execution_time,
     ` + utcTime("qs.creation_time") + ` AS creation_time
@@ -337,8 +372,8 @@ CROSS APPLY (SELECT CONVERT(int, a.value) AS dbid FROM sys.dm_exec_plan_attribut
     WHERE a.attribute = N'dbid') AS pa
 WHERE ` + notOwn("st.text") + `
     AND (@database = N'' OR pa.dbid = DB_ID(@database))
-    AND (@like = N'' OR x.statement_text LIKE @like)
-ORDER BY ` + cacheOrderColumn(o) + ` DESC;`
+    AND (@like = N'' OR x.statement_text LIKE @like)` + filter + `
+ORDER BY ` + order + ` DESC;`
 }
 
 // cachePlanParams is the declaration of cachePlanSQL's parameters.
@@ -396,6 +431,9 @@ func (s *Session) PlanCache(ctx context.Context, o CacheOptions) (*Pull, error) 
 	if err != nil {
 		return nil, s.permission(err, serverStateGrant(s.Info))
 	}
+	if err := s.otherCachedPlans(ctx, o, shape, pull); err != nil {
+		return nil, err
+	}
 	uniqueNames(pull.Statements)
 	for i, p := range pull.Statements {
 		if o.Progress != nil {
@@ -409,6 +447,68 @@ func (s *Session) PlanCache(ctx context.Context, o CacheOptions) (*Pull, error) 
 		return nil, err
 	}
 	return pull, nil
+}
+
+// KnownQueryHash reports whether a query_hash names one query: not empty
+// and not 0x0000000000000000, which the plan cache reports for statements
+// it does not hash.
+func KnownQueryHash(h string) bool {
+	return strings.Trim(strings.TrimPrefix(strings.TrimPrefix(h, "0x"), "0X"), "0") != ""
+}
+
+// otherCachedPlans adds to the pull, marked Sibling, up to o.Top cached
+// statements of the listed statements' queries (the same query_hash and
+// database) that the list left out: a query's cheap plan is rarely among
+// the costliest statements, yet it is what its costly plan is compared
+// with. --like chose the queries, so it does not filter their plans. One
+// request, whatever the number of queries.
+func (s *Session) otherCachedPlans(ctx context.Context, o CacheOptions, shape cacheShape, pull *Pull) error {
+	const step = "reading the other cached plans of the listed queries"
+	type key struct {
+		handle     string
+		start, end int
+	}
+	pulled := map[key]bool{}
+	wanted := map[string]bool{} // query hash + database
+	var hashes []string
+	for _, p := range pull.Statements {
+		pulled[key{p.Cache.PlanHandle, p.Cache.StatementStart, p.Cache.StatementEnd}] = true
+		h := p.Cache.QueryHash
+		if !KnownQueryHash(h) {
+			continue
+		}
+		if !wanted[h+"\x00"+p.Database] {
+			wanted[h+"\x00"+p.Database] = true
+			hashes = append(hashes, h)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	var others []*Pulled
+	err := s.query(ctx, step, cacheOtherSQL(shape), cacheOtherParams,
+		// the listed statements come back too: ask for that many more
+		[]any{sql.Named("top", int32(o.Top+len(pull.Statements))), sql.Named("database", o.Database), sql.Named("like", ""),
+			sql.Named("hashes", ","+strings.Join(hashes, ",")+",")},
+		func(r namedRow) error {
+			p, err := decodeCacheRow(r)
+			if err != nil {
+				return err
+			}
+			if !pulled[key{p.Cache.PlanHandle, p.Cache.StatementStart, p.Cache.StatementEnd}] && wanted[p.Cache.QueryHash+"\x00"+p.Database] {
+				p.Sibling = true
+				others = append(others, p)
+			}
+			return nil
+		})
+	if err != nil {
+		return s.permission(err, serverStateGrant(s.Info))
+	}
+	if len(others) > o.Top {
+		others = others[:o.Top]
+	}
+	pull.Statements = append(pull.Statements, others...)
+	return nil
 }
 
 // cachedPlan reads and parses one statement's plan into p.
@@ -519,8 +619,9 @@ func decodeCacheRow(r namedRow) (*Pulled, error) {
 		*c.dst = int(*n)
 	}
 	if err := decodeRuntime(r, &p.Runtime, runtimeColumns{
-		executions: "execution_count", cpu: "total_worker_time", maxCPU: "max_worker_time",
-		duration: "total_elapsed_time", maxDuration: "max_elapsed_time", reads: "total_logical_reads",
+		executions: "execution_count", cpu: "total_worker_time", minCPU: "min_worker_time", maxCPU: "max_worker_time",
+		duration: "total_elapsed_time", minDuration: "min_elapsed_time", maxDuration: "max_elapsed_time",
+		reads: "total_logical_reads", minReads: "min_logical_reads", maxReads: "max_logical_reads",
 		avgRows: "avg_rows", minRows: "min_rows", maxRows: "max_rows", spills: "total_spills",
 		grant: "max_grant_kb", last: "last_execution_time", compiled: "creation_time",
 	}); err != nil {
@@ -541,9 +642,13 @@ func decodeCacheRow(r namedRow) (*Pulled, error) {
 // runtimeColumns names the columns of the Runtime fields in a result set;
 // an empty name is a figure the source does not keep.
 type runtimeColumns struct {
-	executions, cpu, maxCPU, duration, maxDuration, reads string
-	avgRows, minRows, maxRows, spills, grant, usedMemory  string
-	last, compiled                                        string
+	executions, cpu, minCPU, maxCPU, duration, minDuration, maxDuration string
+	reads, minReads, maxReads                                           string
+	// durationSq and readsSq are sums over the executions of the squared
+	// figure, from which the standard deviation follows.
+	durationSq, readsSq                                  string
+	avgRows, minRows, maxRows, spills, grant, usedMemory string
+	last, compiled                                       string
 }
 
 // decodeRuntime reads the runtime figures of a row.
@@ -575,9 +680,30 @@ func decodeRuntime(r namedRow, rt *Runtime, c runtimeColumns) error {
 	for _, f := range []struct {
 		name string
 		dst  **float64
-	}{{c.maxCPU, &rt.MaxCPUMicros}, {c.maxDuration, &rt.MaxDurationMicros}, {c.avgRows, &rt.AvgRows}} {
+	}{{c.minCPU, &rt.MinCPUMicros}, {c.maxCPU, &rt.MaxCPUMicros}, {c.minDuration, &rt.MinDurationMicros},
+		{c.maxDuration, &rt.MaxDurationMicros}, {c.minReads, &rt.MinLogicalReads}, {c.maxReads, &rt.MaxLogicalReads},
+		{c.avgRows, &rt.AvgRows}} {
+		if f.name == "" {
+			continue
+		}
 		if *f.dst, err = r.float(f.name); err != nil {
 			return err
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		total float64
+		dst   **float64
+	}{{c.durationSq, rt.DurationMicros, &rt.StdevDurationMicros}, {c.readsSq, rt.LogicalReads, &rt.StdevLogicalReads}} {
+		if f.name == "" {
+			continue
+		}
+		sq, err := r.float(f.name)
+		if err != nil {
+			return err
+		}
+		if sq != nil {
+			*f.dst = pooledStdev(*sq, f.total, rt.Executions)
 		}
 	}
 	for _, f := range []struct {
@@ -602,6 +728,21 @@ func decodeRuntime(r namedRow, rt *Runtime, c runtimeColumns) error {
 		}
 	}
 	return nil
+}
+
+// pooledStdev is the standard deviation per execution of a figure from
+// the sum of its squares and its total over n executions; nil without
+// executions. Rounding can make the variance slightly negative: it is 0.
+func pooledStdev(sumSq, total float64, n int64) *float64 {
+	if n <= 0 || math.IsNaN(sumSq) || math.IsInf(sumSq, 0) {
+		return nil
+	}
+	mean := total / float64(n)
+	v := math.Sqrt(math.Max(sumSq/float64(n)-mean*mean, 0))
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // uniqueNames numbers statements that would share a name (the same query

@@ -73,7 +73,7 @@ var orderBy = regexp.MustCompile(`ORDER BY (\w+)\.(\w+) DESC`)
 
 func (fc *fakeCache) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Response {
 	switch {
-	case strings.Contains(r.SQL, cacheListMarker):
+	case strings.Contains(r.SQL, cacheListMarker) || strings.Contains(r.SQL, cacheOtherMarker):
 		for _, col := range fc.missing {
 			if strings.Contains(r.SQL, "qs."+col) {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 207, State: 1, Class: 16, Line: 1, Text: fmt.Sprintf("Invalid column name '%s'.", col)})
@@ -93,8 +93,12 @@ func (fc *fakeCache) list(r *tdstest.Request) *tdstest.Response {
 	top, _ := param(r, "@top").(int64)
 	db, _ := param(r, "@database").(string)
 	like, _ := param(r, "@like").(string)
+	hashes, other := param(r, "@hashes").(string)
 	var keep []cachedStatement
 	for _, c := range fc.stmts {
+		if other && !strings.Contains(hashes, ","+c.queryHash+",") {
+			continue
+		}
 		if (db == "" || strings.EqualFold(c.db, db)) && (like == "" || likeMatch(like, c.text)) {
 			keep = append(keep, c)
 		}
@@ -128,7 +132,7 @@ func (fc *fakeCache) list(r *tdstest.Request) *tdstest.Response {
 		tdstest.BigInt("max_worker_time"), tdstest.BigInt("total_elapsed_time"), tdstest.BigInt("max_elapsed_time"),
 		tdstest.BigInt("total_logical_reads"), tdstest.Float("avg_rows"), tdstest.BigInt("min_rows"), tdstest.BigInt("max_rows"),
 		tdstest.BigInt("max_grant_kb"), tdstest.BigInt("total_spills"), tdstest.DateTime2("last_execution_time", 3),
-		tdstest.DateTime2("creation_time", 3))
+		tdstest.DateTime2("creation_time", 3), tdstest.BigInt("min_logical_reads"), tdstest.BigInt("max_logical_reads"))
 	has := func(col string) bool { return strings.Contains(r.SQL, "qs."+col) }
 	for _, c := range keep {
 		var avgRows, minRows, maxRows, grant, spills any
@@ -146,7 +150,7 @@ func (fc *fakeCache) list(r *tdstest.Request) *tdstest.Response {
 			dbName = c.db
 		}
 		rs.Row(c.queryHash, c.planHash, c.handle, c.start, c.end, dbName, c.text, c.exec, c.cpu, c.maxCPU, c.dur, c.dur,
-			c.reads, avgRows, minRows, maxRows, grant, spills, c.last, c.last.Add(-time.Hour))
+			c.reads, avgRows, minRows, maxRows, grant, spills, c.last, c.last.Add(-time.Hour), c.reads/max(c.exec, 1)/2, c.reads/max(c.exec, 1)*40)
 	}
 	return tdstest.NewResponse().Result(rs)
 }
@@ -265,7 +269,8 @@ func TestPlanCachePull(t *testing.T) {
 	rt := p.Runtime
 	if p.Doc == nil || p.Err != nil || rt.Executions != 1204 || rt.CPUMicros != 3_412_000 || *rt.MaxCPUMicros != 40_000 ||
 		rt.LogicalReads != 12_345_678 || *rt.AvgRows != 20 || *rt.MinRows != 0 || *rt.MaxRows != 20 ||
-		*rt.MaxGrantKB != 1024 || *rt.SpilledPages != 0 || !rt.LastExecution.Equal(lastRun) || rt.MaxUsedMemoryKB != nil {
+		*rt.MaxGrantKB != 1024 || *rt.SpilledPages != 0 || !rt.LastExecution.Equal(lastRun) || rt.MaxUsedMemoryKB != nil ||
+		*rt.MinLogicalReads != 5126 || *rt.MaxLogicalReads != 410_120 || rt.StdevLogicalReads != nil {
 		t.Errorf("param statement: doc %v err %v runtime %+v", p.Doc != nil, p.Err, rt)
 	}
 	if p.Cache.PlanHandle != "0x06000500AA" || p.Cache.StatementStart != 54 || p.Cache.StatementEnd != 300 || p.Database != "WorkDb" {
@@ -291,7 +296,7 @@ func TestPlanCachePull(t *testing.T) {
 	}
 
 	reqs := capturetest.Requests(srv, 0)
-	var lists, plans, catalogs int
+	var lists, others, plans, catalogs int
 	for _, r := range reqs {
 		if r.Conn != 1 {
 			t.Errorf("request on connection %d: the session must stay pinned", r.Conn)
@@ -306,6 +311,12 @@ func TestPlanCachePull(t *testing.T) {
 				if p.Name == "@top" && (p.Type != "int" || p.Value != int64(10)) {
 					t.Errorf("@top sent as %s %v", p.Type, p.Value)
 				}
+			}
+		case strings.Contains(r.SQL, cacheOtherMarker):
+			others++
+			hashes, _ := param(&r, "@hashes").(string)
+			if r.Kind != tdstest.KindRPC || r.ParamDecl != cacheOtherParams || hashes != ",0x1111111111111111,0x5C3B9E8D7A6F1402,0x3333333333333333,0x5555555555555555,0x7777777777777777," {
+				t.Errorf("other plans asked as %s with declaration %q, @hashes %q", r.Kind, r.ParamDecl, hashes)
 			}
 		case strings.Contains(r.SQL, cachePlanMarker):
 			plans++
@@ -325,8 +336,8 @@ func TestPlanCachePull(t *testing.T) {
 			t.Errorf("a pull must not compile or run statements: %s", r.Describe())
 		}
 	}
-	if lists != 1 || plans != 5 || catalogs != 1 {
-		t.Errorf("requests: %d list, %d plan, %d catalog; want 1, 5, 1", lists, plans, catalogs)
+	if lists != 1 || others != 1 || plans != 5 || catalogs != 1 {
+		t.Errorf("requests: %d list, %d other plans, %d plan, %d catalog; want 1, 1, 5, 1", lists, others, plans, catalogs)
 	}
 	if cat := s.Catalog(); cat.FindTable("WorkDb", "dbo", "Work") == nil {
 		t.Error("catalog facts of dbo.Work were not read")
@@ -665,11 +676,12 @@ func FuzzDecodeRows(f *testing.F) {
 	cacheCols := []string{"query_hash", "query_plan_hash", "plan_handle", "statement_start_offset", "statement_end_offset",
 		"database_name", "statement_text", "execution_count", "total_worker_time", "max_worker_time", "total_elapsed_time",
 		"max_elapsed_time", "total_logical_reads", "avg_rows", "min_rows", "max_rows", "max_grant_kb", "total_spills",
-		"last_execution_time", "creation_time"}
+		"last_execution_time", "creation_time", "min_worker_time", "min_elapsed_time", "min_logical_reads", "max_logical_reads"}
 	storeCols := []string{"query_id", "plan_id", "database_name", "statement_text", "is_forced_plan", "force_failure_count",
 		"last_force_failure_reason_desc", "plan_type_desc", "parent_query_id", "executions", "cpu_us", "max_cpu_us",
 		"duration_us", "max_duration_us", "logical_reads", "avg_rows", "min_rows", "max_rows", "max_used_memory_kb",
-		"last_execution_time", "compiled", "plan_chars"}
+		"last_execution_time", "compiled", "plan_chars", "query_hash", "query_plan_hash", "min_cpu_us", "min_duration_us",
+		"duration_sq_us", "min_logical_reads", "max_logical_reads", "logical_reads_sq"}
 	f.Fuzz(func(t *testing.T, types []byte, s string, n int64) {
 		for _, cols := range [][]string{cacheCols, storeCols} {
 			r := namedRow{}
@@ -732,5 +744,68 @@ func BenchmarkPlanCachePull(b *testing.B) {
 		if _, err := s.PlanCache(b.Context(), CacheOptions{Top: 20}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPlanCacheOtherPlans: the other cached plans of the listed queries
+// (same query_hash and database) are pulled too, marked Sibling, at most
+// --top of them, most executed first; a listed statement is not pulled
+// twice, and a plan of the same query in another database is another
+// query.
+func TestPlanCacheOtherPlans(t *testing.T) {
+	stmts := queueCache(t)
+	costly := stmts[0]
+	cheap := stmts[0]
+	cheap.planHash, cheap.handle, cheap.exec, cheap.cpu, cheap.reads = "0x0B1C2D3E4F506172", "0x06000500AB", 300, 30_000, 1200
+	rare := cheap
+	rare.planHash, rare.handle, rare.exec = "0x0C1C2D3E4F506173", "0x06000500AC", 2
+	elsewhere := cheap
+	elsewhere.handle, elsewhere.db = "0x06000500AD", "WorkDb_backlog"
+	zero := stmts[2]
+	zero.queryHash = "0x0000000000000000"
+	zeroOther := zero
+	zeroOther.handle = "0x06000500CD"
+	for _, tc := range []struct {
+		name  string
+		stmts []cachedStatement
+		top   int
+		want  []string // handles, listed first; * marks a sibling
+		asked bool
+	}{
+		{"cheap plan outside the top", []cachedStatement{costly, cheap, rare}, 1, []string{"0x06000500AA", "0x06000500AB*"}, true},
+		{"at most --top others", []cachedStatement{costly, stmts[1], rare, cheap}, 2, []string{"0x06000500BB", "0x06000500AA", "0x06000500AB*", "0x06000500AC*"}, true},
+		{"already listed", []cachedStatement{costly, cheap}, 2, []string{"0x06000500AA", "0x06000500AB"}, true},
+		{"another database", []cachedStatement{costly, elsewhere}, 1, []string{"0x06000500AA"}, true},
+		{"no query hash", []cachedStatement{zero, zeroOther}, 1, []string{"0x06000500CC"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := &fakeCache{stmts: tc.stmts}
+			srv, s := startCache(t, "16.0.4215.2", fc.handler, nil)
+			pull, err := s.PlanCache(testContext(t), CacheOptions{Top: tc.top, OrderBy: OrderCPU})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range pull.Statements {
+				h := p.Cache.PlanHandle
+				if p.Sibling {
+					h += "*"
+					if p.Doc == nil {
+						t.Errorf("%s: the other plan was not read: %v", p.Name, p.Err)
+					}
+				}
+				got = append(got, h)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("pulled %v, want %v", got, tc.want)
+			}
+			asked := false
+			for _, r := range capturetest.Requests(srv, 0) {
+				asked = asked || strings.Contains(r.SQL, cacheOtherMarker)
+			}
+			if asked != tc.asked {
+				t.Errorf("other plans asked: %v, want %v", asked, tc.asked)
+			}
+		})
 	}
 }

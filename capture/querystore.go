@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,19 +85,41 @@ const storeListParams = "@top int, @since_seconds int, @like nvarchar(4000), @qu
 // plans themselves. With byQuery, it lists every plan of @query_id (and of
 // its variants), executed in that time or not.
 func storeListSQL(shape storeShape, o Order, byQuery bool) string {
+	queryFilter := "q.query_id = @query_id"
+	if shape.variants {
+		queryFilter = "(q.query_id = @query_id OR v.parent_query_id = @query_id)"
+	}
+	if byQuery {
+		return storeSelectSQL(shape, storeListMarker, "LEFT JOIN", "\n    AND "+queryFilter, "s.executions")
+	}
+	return storeSelectSQL(shape, storeListMarker, "JOIN", "", storeOrderColumn(o))
+}
+
+// storeOtherParams is the declaration of storeOtherSQL's parameters.
+const storeOtherParams = storeListParams + ", @query_ids nvarchar(max)"
+
+// storeOtherSQL lists, most executed first, the plans executed within
+// @since_seconds of the queries in @query_ids (",42,60,") and of their
+// variants: the other plans of the listed queries.
+func storeOtherSQL(shape storeShape) string {
+	in := func(col string) string {
+		return "CHARINDEX(N',' + CAST(" + col + " AS nvarchar(20)) + N',', @query_ids) > 0"
+	}
+	filter := in("q.query_id")
+	if shape.variants {
+		filter = "(" + filter + " OR " + in("v.parent_query_id") + ")"
+	}
+	return storeSelectSQL(shape, storeOtherMarker, "JOIN", "\n    AND "+filter, "s.executions")
+}
+
+func storeSelectSQL(shape storeShape, marker, join, filter, order string) string {
 	variantCols := "CAST(NULL AS nvarchar(60)) AS plan_type_desc, CAST(NULL AS bigint) AS parent_query_id"
 	variantJoin := ""
-	queryFilter := "q.query_id = @query_id"
 	if shape.variants {
 		variantCols = "p.plan_type_desc, v.parent_query_id"
 		variantJoin = "\nLEFT JOIN sys.query_store_query_variant AS v ON v.query_variant_query_id = q.query_id"
-		queryFilter = "(q.query_id = @query_id OR v.parent_query_id = @query_id)"
 	}
-	join, filter, order := "JOIN", "", storeOrderColumn(o)
-	if byQuery {
-		join, filter, order = "LEFT JOIN", "\n    AND "+queryFilter, "s.executions"
-	}
-	return `SELECT ` + storeListMarker + ` TOP (@top)
+	return `SELECT ` + marker + ` TOP (@top)
     q.query_id, p.plan_id,
     CAST(DB_NAME() AS nvarchar(128)) AS database_name,
     qt.query_sql_text AS statement_text,
@@ -104,7 +127,8 @@ func storeListSQL(shape storeShape, o Order, byQuery bool) string {
     CONVERT(nvarchar(18), p.query_plan_hash, 1) AS query_plan_hash,
     p.is_forced_plan, p.force_failure_count, p.last_force_failure_reason_desc,
     ` + variantCols + `,
-    s.executions, s.cpu_us, s.max_cpu_us, s.duration_us, s.max_duration_us, s.logical_reads,
+    s.executions, s.cpu_us, s.min_cpu_us, s.max_cpu_us, s.duration_us, s.min_duration_us, s.max_duration_us,
+    s.duration_sq_us, s.logical_reads, s.min_logical_reads, s.max_logical_reads, s.logical_reads_sq,
     s.avg_rows, s.min_rows, s.max_rows, s.max_used_memory_kb, s.last_execution_time,
     CAST(SWITCHOFFSET(p.last_compile_start_time, '+00:00') AS datetime2(3)) AS compiled,
     CAST(DATALENGTH(p.query_plan) / 2 AS bigint) AS plan_chars
@@ -114,10 +138,13 @@ JOIN sys.query_store_query_text AS qt ON qt.query_text_id = q.query_text_id` + v
 ` + join + ` (SELECT rs.plan_id,
         SUM(rs.count_executions) AS executions,
         SUM(rs.avg_cpu_time * rs.count_executions) AS cpu_us,
-        MAX(rs.max_cpu_time) AS max_cpu_us,
+        MIN(rs.min_cpu_time) AS min_cpu_us, MAX(rs.max_cpu_time) AS max_cpu_us,
         SUM(rs.avg_duration * rs.count_executions) AS duration_us,
-        MAX(rs.max_duration) AS max_duration_us,
+        MIN(rs.min_duration) AS min_duration_us, MAX(rs.max_duration) AS max_duration_us,
+        SUM(rs.count_executions * (SQUARE(rs.stdev_duration) + SQUARE(rs.avg_duration))) AS duration_sq_us,
         SUM(rs.avg_logical_io_reads * rs.count_executions) AS logical_reads,
+        MIN(rs.min_logical_io_reads) AS min_logical_reads, MAX(rs.max_logical_io_reads) AS max_logical_reads,
+        SUM(rs.count_executions * (SQUARE(rs.stdev_logical_io_reads) + SQUARE(rs.avg_logical_io_reads))) AS logical_reads_sq,
         SUM(rs.avg_rowcount * rs.count_executions) / NULLIF(SUM(rs.count_executions), 0) AS avg_rows,
         MIN(rs.min_rowcount) AS min_rows, MAX(rs.max_rowcount) AS max_rows,
         MAX(rs.max_query_max_used_memory) * 8 AS max_used_memory_kb,
@@ -204,6 +231,11 @@ func (s *Session) QueryStore(ctx context.Context, o StoreOptions) (*Pull, error)
 	if err != nil {
 		return nil, s.permission(err, databaseStateGrant(s.Info))
 	}
+	if !byQuery {
+		if err := s.otherStoredPlans(ctx, o, shape, top, pull); err != nil {
+			return nil, err
+		}
+	}
 	uniqueNames(pull.Statements)
 	for i, p := range pull.Statements {
 		if o.Progress != nil {
@@ -220,6 +252,60 @@ func (s *Session) QueryStore(ctx context.Context, o StoreOptions) (*Pull, error)
 		return nil, err
 	}
 	return pull, nil
+}
+
+// otherStoredPlans adds to the pull, marked Sibling, up to top plans of
+// the listed plans' queries (a variant's parent query counts for the
+// variant) that executed within o.Since and were left out of the ranking,
+// whatever their text (a variant's text differs from its parent's): --like
+// chose the queries. One request, whatever the number of queries.
+func (s *Session) otherStoredPlans(ctx context.Context, o StoreOptions, shape storeShape, top int, pull *Pull) error {
+	const step = "reading the other plans of the listed queries"
+	pulled := map[int64]bool{}
+	queries := map[int64]bool{}
+	var ids []string
+	for _, p := range pull.Statements {
+		pulled[p.Store.PlanID] = true
+		q := p.Store.QueryID
+		if p.Store.ParentQueryID != 0 {
+			q = p.Store.ParentQueryID
+		}
+		if !queries[q] {
+			queries[q] = true
+			ids = append(ids, strconv.FormatInt(q, 10))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var others []*Pulled
+	err := s.query(ctx, step, storeOtherSQL(shape), storeOtherParams,
+		// the listed plans come back too: ask for that many more
+		[]any{sql.Named("top", int32(top+len(pull.Statements))), sql.Named("since_seconds", int32(o.Since/time.Second)),
+			sql.Named("like", ""), sql.Named("query_id", int64(0)), sql.Named("query_ids", ","+strings.Join(ids, ",")+",")},
+		func(r namedRow) error {
+			p, err := decodeStoreRow(r)
+			if err != nil {
+				return err
+			}
+			q := p.Store.QueryID
+			if p.Store.ParentQueryID != 0 {
+				q = p.Store.ParentQueryID
+			}
+			if !pulled[p.Store.PlanID] && queries[q] {
+				p.Sibling = true
+				others = append(others, p)
+			}
+			return nil
+		})
+	if err != nil {
+		return s.permission(err, databaseStateGrant(s.Info))
+	}
+	if len(others) > top {
+		others = others[:top]
+	}
+	pull.Statements = append(pull.Statements, others...)
+	return nil
 }
 
 func orUnknown(s string) string {
@@ -340,6 +426,7 @@ func decodeStoreRow(r namedRow) (*Pulled, error) {
 		name string
 		dst  *string
 	}{{"database_name", &p.Database}, {"statement_text", &p.Text}, {"plan_type_desc", &sp.PlanType},
+		{"query_hash", &sp.QueryHash}, {"query_plan_hash", &sp.QueryPlanHash},
 		{"last_force_failure_reason_desc", &sp.LastForceFailure}} {
 		v, _, err := r.str(c.name)
 		if err != nil {
@@ -351,8 +438,10 @@ func decodeStoreRow(r namedRow) (*Pulled, error) {
 		sp.LastForceFailure = ""
 	}
 	if err := decodeRuntime(r, &p.Runtime, runtimeColumns{
-		executions: "executions", cpu: "cpu_us", maxCPU: "max_cpu_us", duration: "duration_us",
-		maxDuration: "max_duration_us", reads: "logical_reads", avgRows: "avg_rows", minRows: "min_rows",
+		executions: "executions", cpu: "cpu_us", minCPU: "min_cpu_us", maxCPU: "max_cpu_us", duration: "duration_us",
+		minDuration: "min_duration_us", maxDuration: "max_duration_us", durationSq: "duration_sq_us",
+		reads: "logical_reads", minReads: "min_logical_reads", maxReads: "max_logical_reads", readsSq: "logical_reads_sq",
+		avgRows: "avg_rows", minRows: "min_rows",
 		maxRows: "max_rows", usedMemory: "max_used_memory_kb", last: "last_execution_time", compiled: "compiled",
 	}); err != nil {
 		return nil, err

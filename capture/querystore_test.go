@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func (fs *fakeStore) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Res
 			rs.Row(codes[fs.actual], fs.actual, fs.desired, fs.readonlyReason)
 		}
 		return tdstest.NewResponse().Result(rs)
-	case strings.Contains(r.SQL, storeListMarker):
+	case strings.Contains(r.SQL, storeListMarker) || strings.Contains(r.SQL, storeOtherMarker):
 		if fs.noVariants {
 			if strings.Contains(r.SQL, "plan_type_desc") && !strings.Contains(r.SQL, "CAST(NULL AS nvarchar(60)) AS plan_type_desc") {
 				return tdstest.ErrorResponse(tdstest.Message{Number: 207, State: 1, Class: 16, Line: 1, Text: "Invalid column name 'plan_type_desc'."})
@@ -102,9 +103,12 @@ func (fs *fakeStore) list(r *tdstest.Request) *tdstest.Response {
 	queryID, _ := param(r, "@query_id").(int64)
 	byQuery := strings.Contains(r.SQL, "AND (q.query_id = @query_id") || strings.Contains(r.SQL, "AND q.query_id = @query_id")
 	withVariants := strings.Contains(r.SQL, "v.parent_query_id = @query_id")
+	ids, other := param(r, "@query_ids").(string)
+	in := func(id int64) bool { return strings.Contains(ids, fmt.Sprintf(",%d,", id)) }
 	var keep []storedPlan
 	for _, p := range fs.plans {
 		switch {
+		case other && !in(p.queryID) && !(strings.Contains(r.SQL, "v.parent_query_id AS nvarchar") && in(p.parent)):
 		case like != "" && !likeMatch(like, p.text):
 		case byQuery && p.queryID != queryID && !(withVariants && p.parent == queryID):
 		case !byQuery && p.exec == 0:
@@ -141,7 +145,8 @@ func (fs *fakeStore) list(r *tdstest.Request) *tdstest.Response {
 		tdstest.Float("cpu_us"), tdstest.Float("max_cpu_us"), tdstest.Float("duration_us"), tdstest.Float("max_duration_us"),
 		tdstest.Float("logical_reads"), tdstest.Float("avg_rows"), tdstest.BigInt("min_rows"), tdstest.BigInt("max_rows"),
 		tdstest.BigInt("max_used_memory_kb"), tdstest.DateTime2("last_execution_time", 3), tdstest.DateTime2("compiled", 3),
-		tdstest.BigInt("plan_chars"))
+		tdstest.BigInt("plan_chars"), tdstest.Float("min_duration_us"), tdstest.Float("min_logical_reads"),
+		tdstest.Float("max_logical_reads"), tdstest.Float("duration_sq_us"), tdstest.Float("logical_reads_sq"))
 	for _, p := range keep {
 		var planType, parent any
 		if !fs.noVariants {
@@ -168,7 +173,15 @@ func (fs *fakeStore) list(r *tdstest.Request) *tdstest.Response {
 		}
 		row := append([]any{p.queryID, p.planID, "WorkDb", p.text, "0x5C3B9E8D7A6F1402", "0xA47E21C95D3B8F60", p.forced,
 			p.failures, failure, planType, parent}, stats...)
-		rs.Row(append(row, lastRun.Add(-24*time.Hour), chars)...)
+		spread := []any{nil, nil, nil, nil, nil}
+		if p.exec > 0 {
+			// every execution's duration is the average or three times
+			// it, half each: a standard deviation of the average.
+			avg := p.dur / float64(p.exec)
+			spread = []any{avg, p.reads / float64(p.exec), p.reads / float64(p.exec) * 3, float64(p.exec) * 5 * avg * avg,
+				float64(p.exec) * p.reads / float64(p.exec) * p.reads / float64(p.exec)}
+		}
+		rs.Row(append(append(row, lastRun.Add(-24*time.Hour), chars), spread...)...)
 	}
 	return tdstest.NewResponse().Result(rs)
 }
@@ -240,6 +253,15 @@ func TestQueryStorePull(t *testing.T) {
 		rt.SpilledPages != nil || !rt.LastExecution.Equal(lastRun) || forced.Doc == nil {
 		t.Errorf("forced plan runtime %+v, doc %v", rt, forced.Doc != nil)
 	}
+	// sum of squares 5·n·avg² over n executions: variance 5avg² − avg² = 4avg², a standard deviation of twice the average
+	if rt := forced.Runtime; rt.StdevDurationMicros == nil || math.Abs(*rt.StdevDurationMicros-2*5_100_000/1204.0) > 1e-6 ||
+		rt.StdevLogicalReads == nil || math.Abs(*rt.StdevLogicalReads) > 1e-6 || *rt.MinDurationMicros != 5_100_000/1204.0 ||
+		math.Abs(*rt.MaxLogicalReads-3*12_345_678/1204.0) > 1e-6 {
+		t.Errorf("spread figures: %+v", rt)
+	}
+	if st := forced.Store; st.QueryHash != "0x5C3B9E8D7A6F1402" || st.QueryPlanHash != "0xA47E21C95D3B8F60" {
+		t.Errorf("hashes %+v", st)
+	}
 	if st := pull.Statements[0].Store; st.LastForceFailure != "" {
 		t.Errorf("NONE must read as no failure, got %q", st.LastForceFailure)
 	}
@@ -256,6 +278,13 @@ func TestQueryStorePull(t *testing.T) {
 	lists := storeRequests(srv, storeListMarker)
 	if len(lists) != 1 || lists[0].Kind != tdstest.KindRPC || lists[0].ParamDecl != storeListParams {
 		t.Fatalf("list requests %+v", lists)
+	}
+	for _, col := range []string{"MIN(rs.min_duration) AS min_duration_us", "MAX(rs.max_logical_io_reads) AS max_logical_reads",
+		"SUM(rs.count_executions * (SQUARE(rs.stdev_duration) + SQUARE(rs.avg_duration))) AS duration_sq_us",
+		"SUM(rs.count_executions * (SQUARE(rs.stdev_logical_io_reads) + SQUARE(rs.avg_logical_io_reads))) AS logical_reads_sq"} {
+		if !strings.Contains(lists[0].SQL, col) {
+			t.Errorf("the list does not read %s", col)
+		}
 	}
 	if v := param(&lists[0], "@since_seconds"); v != int64(7200) {
 		t.Errorf("@since_seconds = %v", v)
@@ -402,6 +431,94 @@ func TestQueryStoreErrors(t *testing.T) {
 			}
 			if tc.kind == ErrStatement && len(storeRequests(srv, storeStateMarker)) > 0 && tc.name != "2014" {
 				t.Error("invalid options must be refused before any request")
+			}
+		})
+	}
+}
+
+// TestPooledStdev: the standard deviation over every execution follows
+// from each interval's count, average and standard deviation.
+func TestPooledStdev(t *testing.T) {
+	type interval struct{ n, avg, stdev float64 }
+	for _, tc := range []struct {
+		name      string
+		intervals []interval
+		want      float64 // population standard deviation of the executions
+		none      bool
+	}{
+		// {1, 2, 3}: average 2, standard deviation √(2/3)
+		{name: "one interval", intervals: []interval{{3, 2, math.Sqrt(2.0 / 3)}}, want: math.Sqrt(2.0 / 3)},
+		// {1, 2, 3} and {10, 20}: {1, 2, 3, 10, 20} has average 7.2 and variance 50.96
+		{name: "two intervals", intervals: []interval{{3, 2, math.Sqrt(2.0 / 3)}, {2, 15, 5}}, want: math.Sqrt(50.96)},
+		{name: "all alike", intervals: []interval{{1e6, 0.1, 0}, {3, 0.1, 0}}, want: 0},
+		{name: "no executions", intervals: nil, none: true},
+		{name: "a total that is not a number", intervals: []interval{{2, 1, 0}}, none: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sq, total float64
+			var n int64
+			for _, iv := range tc.intervals {
+				sq += iv.n * (iv.stdev*iv.stdev + iv.avg*iv.avg)
+				total += iv.n * iv.avg
+				n += int64(iv.n)
+			}
+			if tc.name == "a total that is not a number" {
+				total = math.NaN() // a server's decimal sent as the text NaN
+			}
+			got := pooledStdev(sq, total, n)
+			switch {
+			case tc.none && got != nil:
+				t.Errorf("got %v, want none", *got)
+			case !tc.none && (got == nil || math.Abs(*got-tc.want) > 1e-9):
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestQueryStoreOtherPlans: the other plans of the ranked plans' queries
+// that ran within --since are pulled too, marked Sibling; a variant brings
+// its parent query's plans, whatever their text; --query-id reads them all
+// already and asks for nothing more.
+func TestQueryStoreOtherPlans(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    StoreOptions
+		want string
+	}{
+		{"cheap plan outside the top", StoreOptions{Top: 1}, "8 7*"},
+		{"variant brings its parent's plans", StoreOptions{Top: 1, Like: "PLAN PER VALUE"}, "10 9*"},
+		{"all listed", StoreOptions{Top: 10}, "8 7 9 10 11 12"},
+		{"by query", StoreOptions{QueryID: 42}, "7 8 13"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := &fakeStore{actual: "READ_WRITE", desired: "READ_WRITE", plans: queueStore(t)}
+			srv, s := startStore(t, "16.0.4215.2", fs)
+			tc.o.Since = 2 * time.Hour
+			pull, err := s.QueryStore(testContext(t), tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range pull.Statements {
+				id := fmt.Sprint(p.Store.PlanID)
+				if p.Sibling {
+					id += "*"
+				}
+				got = append(got, id)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("pulled %v, want %s", got, tc.want)
+			}
+			others := storeRequests(srv, storeOtherMarker)
+			if tc.o.QueryID != 0 {
+				if len(others) != 0 {
+					t.Errorf("--query-id asked for other plans: %d requests", len(others))
+				}
+				return
+			}
+			if len(others) != 1 || others[0].ParamDecl != storeOtherParams || param(&others[0], "@like") != "" {
+				t.Fatalf("other plans requests %+v", others)
 			}
 		})
 	}

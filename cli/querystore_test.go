@@ -75,7 +75,7 @@ func TestQuerystoreQueryIDJSON(t *testing.T) {
 		t.Errorf("plans: %+v", got.Plans)
 	}
 	if len(got.Comparisons) != 1 || got.Comparisons[0].A != "querystore:query 42 plan 7" || got.Comparisons[0].B != "querystore:query 42 plan 8" ||
-		len(got.Comparisons[0].Findings.Gone) != 3 {
+		len(got.Comparisons[0].Findings.Gone) != 4 { // PL201, PL101, PL103 and the plan-variance finding on plan 7
 		t.Errorf("comparisons: %+v", got.Comparisons)
 	}
 	for _, r := range capturetest.Requests(srv, 0) {

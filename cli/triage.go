@@ -165,6 +165,17 @@ func (t *triageRun) analyse(pull *capture.Pull, method string) (*triaged, error)
 	for _, p := range pull.Statements {
 		rt := runtimeOf(p)
 		capt := &report.Capture{Method: method, Database: p.Database, Note: p.Note}
+		switch {
+		case p.Sibling && p.Cache != nil:
+			capt.Note = strings.TrimSpace(fmt.Sprintf("Not among the ranked statements: another cached plan of query_hash %s in %s, pulled to compare the plans of one query (plan-variance). %s",
+				p.Cache.QueryHash, p.Database, p.Note))
+		case p.Sibling && p.Store != nil:
+			q := p.Store.QueryID
+			if p.Store.ParentQueryID != 0 {
+				q = p.Store.ParentQueryID
+			}
+			capt.Note = strings.TrimSpace(fmt.Sprintf("Not among the ranked plans: another plan of query %d, pulled to compare the plans of one query (plan-variance). %s", q, p.Note))
+		}
 		f := &report.File{Path: p.Name, Statements: []*report.Statement{}, Findings: []*report.Finding{}}
 		out.files = append(out.files, f)
 		out.pulled[f] = p
@@ -188,6 +199,9 @@ func (t *triageRun) analyse(pull *capture.Pull, method string) (*triaged, error)
 			return nil, fmt.Errorf("%s: %w", p.Name, err) // a rule failed: a planlint bug
 		}
 		f.Findings = report.Wrap(fs)
+	}
+	if err := t.analyseQueries(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -230,7 +244,8 @@ func runtimeOf(p *capture.Pulled) *report.Runtime {
 		Database: p.Database, Executions: r.Executions,
 		CPUMs: ms(r.CPUMicros), AvgCPUMs: ms(avg(r.CPUMicros)), MaxCPUMs: optMs(r.MaxCPUMicros),
 		DurationMs: ms(r.DurationMicros), AvgDurationMs: ms(avg(r.DurationMicros)), MaxDurationMs: optMs(r.MaxDurationMicros),
-		LogicalReads: r.LogicalReads, AvgLogicalReads: avg(r.LogicalReads),
+		LogicalReads: r.LogicalReads, AvgLogicalReads: avg(r.LogicalReads), MaxLogicalReads: r.MaxLogicalReads,
+		StdevDurationMs: optMs(r.StdevDurationMicros), StdevLogicalReads: r.StdevLogicalReads,
 		AvgRows: r.AvgRows, MinRows: r.MinRows, MaxRows: r.MaxRows, SpilledPages: r.SpilledPages,
 		MaxGrantKB: r.MaxGrantKB, MaxUsedMemoryKB: r.MaxUsedMemoryKB,
 		LastExecution: optTime(r.LastExecution), Compiled: optTime(r.Compiled),

@@ -2,20 +2,24 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/planlint/planlint/capture/capturetest"
 	"github.com/planlint/planlint/capture/tdstest"
+	"github.com/planlint/planlint/catalog"
 )
 
 // Statement markers of the pulls, as package capture writes them.
 const (
 	cacheListMark  = "/* planlint: plan cache statements */"
+	cacheOtherMark = "/* planlint: other cached plans of the listed queries */"
 	cachePlanMark  = "/* planlint: cached plan */"
 	storeStateMark = "/* planlint: query store state */"
 	storeListMark  = "/* planlint: query store plans */"
+	storeOtherMark = "/* planlint: other query store plans of the listed queries */"
 	storePlanMark  = "/* planlint: query store plan */"
 )
 
@@ -30,6 +34,28 @@ type pulledPlan struct {
 	db, text                    string
 	exec, cpu, reads            int64
 	plan                        *string // nil: NULL
+	// dur is the total duration in microseconds (0: 1.5 times cpu for
+	// Query Store, twice cpu for the plan cache); maxReads and
+	// maxDur the largest of one execution (0: NULL), stdevReads the
+	// standard deviation of reads (Query Store; 0: NULL).
+	dur, maxReads, maxDur, stdevReads int64
+}
+
+// total is the plan's total duration in microseconds; factor is what the
+// fake source multiplies CPU by when dur is not set.
+func (p pulledPlan) total(factor float64) float64 {
+	if p.dur != 0 {
+		return float64(p.dur)
+	}
+	return float64(p.cpu) * factor
+}
+
+// orNull is v, or NULL for 0.
+func orNull(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
 }
 
 // fakeTriage answers the plan cache and Query Store requests with fixed
@@ -40,6 +66,7 @@ type fakeTriage struct {
 	storeState string
 	listError  *tdstest.Message
 	version    string
+	catalog    *catalog.Catalog // nil: the queue catalog
 }
 
 func strPtr(s string) *string { return &s }
@@ -58,21 +85,32 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 		return tdstest.ErrorResponse(*ft.listError)
 	}
 	switch {
-	case strings.Contains(r.SQL, cacheListMark):
+	case strings.Contains(r.SQL, cacheListMark) || strings.Contains(r.SQL, cacheOtherMark):
 		top, _ := rpcParam(r, "@top").(int64)
+		hashes, other := rpcParam(r, "@hashes").(string)
 		rs := tdstest.NewResultSet(tdstest.NVarChar("query_hash", 18), tdstest.NVarChar("query_plan_hash", 18),
 			tdstest.NVarChar("plan_handle", 130), tdstest.Int("statement_start_offset"), tdstest.Int("statement_end_offset"),
 			tdstest.NVarChar("database_name", 128), tdstest.NVarCharMax("statement_text"), tdstest.BigInt("execution_count"),
 			tdstest.BigInt("total_worker_time"), tdstest.BigInt("max_worker_time"), tdstest.BigInt("total_elapsed_time"),
 			tdstest.BigInt("max_elapsed_time"), tdstest.BigInt("total_logical_reads"), tdstest.Float("avg_rows"),
 			tdstest.BigInt("min_rows"), tdstest.BigInt("max_rows"), tdstest.BigInt("max_grant_kb"), tdstest.BigInt("total_spills"),
-			tdstest.DateTime2("last_execution_time", 3), tdstest.DateTime2("creation_time", 3))
-		for i, p := range ft.plans {
-			if int64(i) >= top {
+			tdstest.DateTime2("last_execution_time", 3), tdstest.DateTime2("creation_time", 3), tdstest.BigInt("max_logical_reads"))
+		n := int64(0)
+		for _, p := range ft.plans {
+			if other && !strings.Contains(hashes, ","+p.queryHash+",") {
+				continue
+			}
+			if n >= top {
 				break
 			}
+			n++
+			maxDur := p.cpu
+			if p.maxDur != 0 {
+				maxDur = p.maxDur
+			}
 			rs.Row(p.queryHash, p.planHash, p.handle, 0, -1, p.db, p.text, p.exec, p.cpu, p.cpu/int64(max(p.exec, 1))*3,
-				p.cpu*2, p.cpu, p.reads, 20.0, int64(0), int64(20), int64(1024), int64(0), triageLastRun, triageLastRun.Add(-time.Hour))
+				int64(p.total(2)), maxDur, p.reads, 20.0, int64(0), int64(20), int64(1024), int64(0), triageLastRun, triageLastRun.Add(-time.Hour),
+				orNull(p.maxReads))
 		}
 		return tdstest.NewResponse().Result(rs)
 	case strings.Contains(r.SQL, cachePlanMark):
@@ -92,18 +130,29 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 		rs := tdstest.NewResultSet(tdstest.Int("actual_state"), tdstest.NVarChar("actual_state_desc", 60),
 			tdstest.NVarChar("desired_state_desc", 60), tdstest.Int("readonly_reason")).Row(2, ft.storeState, "READ_WRITE", 0)
 		return tdstest.NewResponse().Result(rs)
-	case strings.Contains(r.SQL, storeListMark):
+	case strings.Contains(r.SQL, storeListMark) || strings.Contains(r.SQL, storeOtherMark):
 		queryID, _ := rpcParam(r, "@query_id").(int64)
+		ids, other := rpcParam(r, "@query_ids").(string)
+		top, _ := rpcParam(r, "@top").(int64)
+		n := int64(0)
 		rs := tdstest.NewResultSet(tdstest.BigInt("query_id"), tdstest.BigInt("plan_id"), tdstest.NVarChar("database_name", 128),
 			tdstest.NVarCharMax("statement_text"), tdstest.Bit("is_forced_plan"), tdstest.BigInt("force_failure_count"),
 			tdstest.NVarChar("last_force_failure_reason_desc", 60), tdstest.NVarChar("plan_type_desc", 60), tdstest.BigInt("parent_query_id"),
 			tdstest.BigInt("executions"), tdstest.Float("cpu_us"), tdstest.Float("duration_us"), tdstest.Float("logical_reads"),
 			tdstest.Float("avg_rows"), tdstest.BigInt("max_used_memory_kb"), tdstest.DateTime2("last_execution_time", 3),
-			tdstest.BigInt("plan_chars"))
+			tdstest.BigInt("plan_chars"), tdstest.NVarChar("query_hash", 18), tdstest.NVarChar("query_plan_hash", 18),
+			tdstest.Float("max_duration_us"), tdstest.Float("max_logical_reads"), tdstest.Float("logical_reads_sq"))
 		for _, p := range ft.plans {
 			if queryID != 0 && p.queryID != queryID && p.parent != queryID {
 				continue
 			}
+			if other && !strings.Contains(ids, fmt.Sprintf(",%d,", p.queryID)) && !strings.Contains(ids, fmt.Sprintf(",%d,", p.parent)) {
+				continue
+			}
+			if n >= top {
+				break
+			}
+			n++
 			var parent, chars any
 			if p.parent != 0 {
 				parent = p.parent
@@ -111,8 +160,24 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 			if p.plan != nil {
 				chars = int64(len([]rune(*p.plan)))
 			}
+			var maxDur, maxReads, readsSq any
+			if p.maxDur != 0 {
+				maxDur = float64(p.maxDur)
+			}
+			if p.maxReads != 0 {
+				maxReads = float64(p.maxReads)
+			}
+			if p.stdevReads != 0 && p.exec > 0 {
+				avg := float64(p.reads) / float64(p.exec)
+				readsSq = float64(p.exec) * (float64(p.stdevReads)*float64(p.stdevReads) + avg*avg)
+			}
+			var queryHash, planHash any
+			if p.queryHash != "" {
+				queryHash, planHash = p.queryHash, p.planHash
+			}
 			rs.Row(p.queryID, p.planID, "WorkDb", p.text, p.forced, int64(0), "NONE", p.planType, parent, p.exec,
-				float64(p.cpu), float64(p.cpu)*1.5, float64(p.reads), 20.0, int64(512), triageLastRun, chars)
+				float64(p.cpu), p.total(1.5), float64(p.reads), 20.0, int64(512), triageLastRun, chars, queryHash, planHash,
+				maxDur, maxReads, readsSq)
 		}
 		return tdstest.NewResponse().Result(rs)
 	case strings.Contains(r.SQL, storePlanMark):
@@ -131,7 +196,11 @@ func (ft *fakeTriage) handler(s tdstest.Session, r *tdstest.Request) *tdstest.Re
 // start starts the fake server with the queue catalog.
 func (ft *fakeTriage) start(t *testing.T) *tdstest.Server {
 	t.Helper()
-	return capturetest.Start(t, capturetest.Config{Catalog: capturetest.QueueCatalog(t), ProductVersion: ft.version, Statement: ft.handler})
+	cat := ft.catalog
+	if cat == nil {
+		cat = capturetest.QueueCatalog(t)
+	}
+	return capturetest.Start(t, capturetest.Config{Catalog: cat, ProductVersion: ft.version, Statement: ft.handler})
 }
 
 // triagePlans are the queue fixtures as cached statements: the

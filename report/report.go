@@ -99,9 +99,14 @@ type Runtime struct {
 	MaxDurationMs   *float64 `json:"max_duration_ms,omitempty"`
 	LogicalReads    float64  `json:"logical_reads"`
 	AvgLogicalReads float64  `json:"avg_logical_reads"`
-	AvgRows         *float64 `json:"avg_rows,omitempty"`
-	MinRows         *int64   `json:"min_rows,omitempty"`
-	MaxRows         *int64   `json:"max_rows,omitempty"`
+	// MaxLogicalReads is the most pages one execution read; the
+	// standard deviations per execution come from Query Store.
+	MaxLogicalReads   *float64 `json:"max_logical_reads,omitempty"`
+	StdevDurationMs   *float64 `json:"stdev_duration_ms,omitempty"`
+	StdevLogicalReads *float64 `json:"stdev_logical_reads,omitempty"`
+	AvgRows           *float64 `json:"avg_rows,omitempty"`
+	MinRows           *int64   `json:"min_rows,omitempty"`
+	MaxRows           *int64   `json:"max_rows,omitempty"`
 	// SpilledPages are the 8 KB pages spilled to tempdb (plan cache).
 	SpilledPages *int64 `json:"spilled_pages,omitempty"`
 	// MaxGrantKB is the largest memory grant of one execution (plan

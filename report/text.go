@@ -237,7 +237,7 @@ func RuntimeLine(rt *Runtime) string {
 	}
 	parts = append(parts, "CPU "+withMax(rt.CPUMs, rt.AvgCPUMs, rt.MaxCPUMs, " ms"),
 		"duration "+withMax(rt.DurationMs, rt.AvgDurationMs, rt.MaxDurationMs, " ms"),
-		"reads "+withMax(rt.LogicalReads, rt.AvgLogicalReads, nil, ""))
+		"reads "+withMax(rt.LogicalReads, rt.AvgLogicalReads, rt.MaxLogicalReads, ""))
 	if rt.AvgRows != nil || rt.MinRows != nil || rt.MaxRows != nil {
 		var rows []string
 		if rt.AvgRows != nil {

@@ -35,11 +35,18 @@ func Markdown(r *Rule) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "## Suppression\n\nIn a `.sql` file (`planlint explain`), on or above the statement:\n\n"+
-		"```sql\n-- planlint-ignore %s -- reason why this is acceptable here\n```\n\n"+
-		"For saved plans (`check`, `cache`, `querystore`), in `.planlint.yaml` (paths relative to it; "+
-		"`operator:` and `statement:` take a finding's `fingerprint` and `statement_fingerprint` from `--format json`):\n\n"+
-		"```yaml\nsuppress:\n  - rule: %s\n    paths: [plans/nightly/**]\n    reason: why this is acceptable here\n```\n\n", r.Name, r.Name)
+	if r.RunQuery != nil {
+		// Reported about pulled plans only: they have no file to match.
+		fmt.Fprintf(&b, "## Suppression\n\nPlans pulled from the plan cache or Query Store have no file path, so a "+
+			"`.planlint.yaml` entry names the statement by the `statement_fingerprint` that `--format json` gives the finding:\n\n"+
+			"```yaml\nsuppress:\n  - rule: %s\n    statement: 0123456789abcdef\n    reason: why this is acceptable here\n```\n\n", r.Name)
+	} else {
+		fmt.Fprintf(&b, "## Suppression\n\nIn a `.sql` file (`planlint explain`), on or above the statement:\n\n"+
+			"```sql\n-- planlint-ignore %s -- reason why this is acceptable here\n```\n\n"+
+			"For saved plans (`check`, `cache`, `querystore`), in `.planlint.yaml` (paths relative to it; "+
+			"`operator:` and `statement:` take a finding's `fingerprint` and `statement_fingerprint` from `--format json`):\n\n"+
+			"```yaml\nsuppress:\n  - rule: %s\n    paths: [plans/nightly/**]\n    reason: why this is acceptable here\n```\n\n", r.Name, r.Name)
+	}
 	if len(r.Doc.References) > 0 {
 		b.WriteString("## References\n\n")
 		for _, ref := range r.Doc.References {
@@ -104,6 +111,10 @@ func NeedsBrief(r *Rule) string { return needs(r, false) }
 // needs says what input a rule requires, at length or briefly.
 func needs(r *Rule, long bool) string {
 	switch {
+	case r.RunQuery != nil && long:
+		return "several plans of one query with their runtime figures (`planlint cache`, `planlint querystore`)"
+	case r.RunQuery != nil:
+		return "cache or Query Store figures"
 	case r.Run == nil && long:
 		return "a .sql file analysed by `planlint explain`, or a `suppress` entry of `.planlint.yaml`"
 	case r.Run == nil:

@@ -181,6 +181,40 @@ func Analyze(doc *plan.Document, cat *catalog.Catalog, cfg *Config) ([]Finding, 
 	return out, nil
 }
 
+// AnalyzeQuery runs every enabled query rule on one query and returns the
+// findings in rule order.
+func AnalyzeQuery(q *Query, cfg *Config) ([]QueryFinding, error) {
+	var out []QueryFinding
+	for _, r := range runOrder() {
+		off, sev, params := cfg.configFor(r)
+		if off || r.RunQuery == nil {
+			continue
+		}
+		fs, err := runQuery(r, q, params)
+		if err != nil {
+			return out, err
+		}
+		if sev != 0 {
+			for i := range fs {
+				fs[i].Severity = sev
+			}
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+func runQuery(r *Rule, q *Query, params map[string]float64) (fs []QueryFinding, err error) {
+	p := &QueryPass{Rule: r, Query: q, params: params}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &RuleError{Rule: r.Name, Value: v, Stack: string(debug.Stack())}
+		}
+	}()
+	r.RunQuery(p)
+	return p.findings, nil
+}
+
 // SortFindings orders findings by batch, statement, node (statement-level
 // first), then rule code, keeping the rule's own order otherwise.
 func SortFindings(fs []Finding) {

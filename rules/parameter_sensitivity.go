@@ -44,8 +44,8 @@ var ParameterSensitivity = &Rule{
 			"by the predicate's cardinality.",
 		FalseAlarms: "Different values are normal: without a misestimate at an operator that compares the parameter, the " +
 			"plan suits both and nothing is reported. A misestimate whose compiled and runtime values agree is not " +
-			"parameter sensitivity (see row-estimate-skew). Cache and Query Store statements are judged by their plans " +
-			"only; several plans for one query are not yet compared.",
+			"parameter sensitivity (see row-estimate-skew). This rule reads one plan; several plans of one query, and the " +
+			"spread of one plan's executions, from the plan cache or Query Store are compared by plan-variance (PL415).",
 		References: []string{
 			"https://learn.microsoft.com/en-us/sql/relational-databases/performance/parameter-sensitive-plan-optimization",
 			"https://learn.microsoft.com/en-us/sql/relational-databases/query-processing-architecture-guide#parameter-sensitivity",

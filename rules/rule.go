@@ -78,8 +78,12 @@ type Rule struct {
 	// Like analysis.Analyzer.Requires, it orders the run, nothing else.
 	After []string
 	// Run analyses one statement. It is nil for rules reported by the
-	// driver rather than from a plan (unused-suppression).
+	// driver rather than from a plan (unused-suppression), and for rules
+	// that judge a whole query.
 	Run func(*Pass)
+	// RunQuery analyses several plans of one query with their runtime
+	// figures (plan cache, Query Store); nil for statement rules.
+	RunQuery func(*QueryPass)
 }
 
 // Param is a tunable threshold of a rule.
