@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -156,13 +157,13 @@ func propertyLines(p *StatementProperties) []string {
 		add("%s", th)
 	}
 	if c := p.Compile; c != nil {
-		add("compile %s CPU, %s, %s", formatMs(c.CPUMs), formatMs(c.TimeMs), formatKB(c.MemoryKB))
+		add("compile %s CPU, %s, %s", units.Ms(c.CPUMs), units.Ms(c.TimeMs), units.KB(c.MemoryKB))
 	}
 	flush()
 	if m := p.MemoryGrant; m != nil && (m.DesiredKB > 0 || m.GrantedKB != nil && *m.GrantedKB > 0) {
-		g := "memory grant: desired " + formatKB(m.DesiredKB)
+		g := "memory grant: desired " + units.KB(m.DesiredKB)
 		if m.GrantedKB != nil {
-			g += ", granted " + formatKB(*m.GrantedKB) + ", used " + formatKB(*m.MaxUsedKB)
+			g += ", granted " + units.KB(*m.GrantedKB) + ", used " + units.KB(*m.MaxUsedKB)
 			if *m.GrantedKB > 0 {
 				g += fmt.Sprintf(" (%.0f%%)", 100**m.MaxUsedKB / *m.GrantedKB)
 			}
@@ -176,9 +177,9 @@ func propertyLines(p *StatementProperties) []string {
 		add("%s", g)
 	}
 	if t := p.QueryTime; t != nil {
-		qt := fmt.Sprintf("time: %s elapsed, %s CPU", formatMs(t.ElapsedMs), formatMs(t.CPUMs))
+		qt := fmt.Sprintf("time: %s elapsed, %s CPU", units.Ms(t.ElapsedMs), units.Ms(t.CPUMs))
 		if t.UDFCPUMs != nil {
-			qt += fmt.Sprintf(", UDF %s elapsed, %s CPU", formatMs(*t.UDFElapsedMs), formatMs(*t.UDFCPUMs))
+			qt += fmt.Sprintf(", UDF %s elapsed, %s CPU", units.Ms(*t.UDFElapsedMs), units.Ms(*t.UDFCPUMs))
 		}
 		add("%s", qt)
 	}
@@ -189,7 +190,7 @@ func propertyLines(p *StatementProperties) []string {
 			if i == 5 {
 				break
 			}
-			ws = append(ws, w.Type+" "+formatMs(w.TimeMs))
+			ws = append(ws, w.Type+" "+units.Ms(w.TimeMs))
 		}
 		lines = append(lines, "waits: "+strings.Join(ws, ", "))
 	}
@@ -201,23 +202,4 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// formatMs renders milliseconds as ms or seconds.
-func formatMs(v float64) string {
-	if v >= 1000 {
-		return strconv.FormatFloat(v/1000, 'f', 1, 64) + " s"
-	}
-	return FormatCount(v) + " ms"
-}
-
-// formatKB renders a size given in KB.
-func formatKB(v float64) string {
-	switch {
-	case v >= 1024*1024:
-		return strconv.FormatFloat(v/1024/1024, 'f', 1, 64) + " GB"
-	case v >= 1024:
-		return strconv.FormatFloat(v/1024, 'f', 0, 64) + " MB"
-	}
-	return FormatCount(v) + " KB"
 }

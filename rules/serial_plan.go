@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -149,10 +150,10 @@ func runSerialPlan(p *Pass) {
 	}
 	if qt := q.QueryTime; qt != nil {
 		ev["elapsed_ms"], ev["cpu_ms"] = qt.ElapsedTimeMs, qt.CPUTimeMs
-		fmt.Fprintf(&b, "; it ran %s with %s of CPU%s", ms(qt.ElapsedTimeMs), ms(qt.CPUTimeMs), timing)
+		fmt.Fprintf(&b, "; it ran %s with %s of CPU%s", units.Ms(qt.ElapsedTimeMs), units.Ms(qt.CPUTimeMs), timing)
 		if qt.HasUDF && qt.UDFElapsedTimeMs > 0 {
 			ev["udf_elapsed_ms"] = qt.UDFElapsedTimeMs
-			fmt.Fprintf(&b, ", %s of it in user-defined functions", ms(qt.UDFElapsedTimeMs))
+			fmt.Fprintf(&b, ", %s of it in user-defined functions", units.Ms(qt.UDFElapsedTimeMs))
 		}
 	}
 	if explained != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -124,9 +125,9 @@ func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 		kind = "table-valued parameter"
 	}
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "%s %s was estimated at %s per execution and returned %s", kind, o.Table, rowsWord(worst.est), count(worst.act))
+	fmt.Fprintf(&msg, "%s %s was estimated at %s per execution and returned %s", kind, o.Table, rowsWord(worst.est), units.Count(worst.act))
 	if worst.exec > 1 {
-		fmt.Fprintf(&msg, " per execution over %s executions", count(worst.exec))
+		fmt.Fprintf(&msg, " per execution over %s executions", units.Count(worst.exec))
 	}
 	fmt.Fprintf(&msg, " (%s× under)", factorText(ratio))
 	if worst.join != nil {
@@ -135,7 +136,7 @@ func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 		ev["inner_rows"] = worst.innerRows
 		ev["inner_executions"] = worst.innerExecs
 		fmt.Fprintf(&msg, "; the plan built for that guess runs the inner side of Nested Loops (node %d), %s (node %d), %s times for %s rows",
-			worst.join.NodeID, worst.inner.DisplayName(), worst.inner.NodeID, count(worst.innerExecs), count(worst.innerRows))
+			worst.join.NodeID, worst.inner.DisplayName(), worst.inner.NodeID, units.Count(worst.innerExecs), units.Count(worst.innerRows))
 	}
 	if len(all) > 1 {
 		fmt.Fprintf(&msg, "; %d reads of %s in this statement are misestimated the same way (nodes %s)", len(all), o.Table, joinInts(all))
@@ -166,10 +167,10 @@ func tableVariableFix(s *plan.Statement, kind, name string) string {
 
 // rowsWord is "1 row" or "N rows" for an estimate.
 func rowsWord(n float64) string {
-	if count(n) == "1" {
+	if units.Count(n) == "1" {
 		return "1 row"
 	}
-	return count(n) + " rows"
+	return units.Count(n) + " rows"
 }
 
 // factorText formats a misestimate factor: one decimal below 10, whole above.
@@ -177,5 +178,5 @@ func factorText(f float64) string {
 	if f < 10 {
 		return fmt.Sprintf("%.1f", f)
 	}
-	return count(f)
+	return units.Count(f)
 }
