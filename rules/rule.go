@@ -80,6 +80,10 @@ type Rule struct {
 	// Run analyses one statement. It is nil for rules reported by the
 	// driver rather than from a plan (unused-suppression).
 	Run func(*Pass)
+	// facts is what a statement shows a rule that decides across the
+	// statements of a file (see Pass.across): small values, not the plan;
+	// nil when the statement shows nothing.
+	facts func(*Pass) any
 }
 
 // Param is a tunable threshold of a rule.
@@ -140,6 +144,7 @@ type Pass struct {
 	params   map[string]float64
 	findings []Finding
 	prior    []Finding // findings of the rules run before on this statement
+	stream   *Stream   // the file's stream, when the rules see it statement by statement
 }
 
 // Prior returns the findings that rule (by name) reported on this statement,
