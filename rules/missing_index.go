@@ -116,8 +116,8 @@ func runMissingIndex(p *Pass) {
 			continue
 		}
 		m := prepareMissingIndex(p, r)
-		p.across(func(p *Pass, all []fact) {
-			others, first := sameRequestElsewhere(p, all, m.key)
+		p.across(func(p *Pass, fs *facts) {
+			others, first := sameRequestElsewhere(p, fs, m.key)
 			if first { // else reported on the first statement that carries it
 				p.Report(m.finding(others))
 			}
@@ -159,18 +159,39 @@ func indexKey(table string, keys []string) string {
 
 // sameRequestElsewhere lists the other statements of the file with the
 // same request, and whether this statement is the first to carry it.
-func sameRequestElsewhere(p *Pass, all []fact, key string) (others []fact, first bool) {
-	first = true
-	for _, f := range all {
-		if f.Ordinal == p.Statement.Ordinal || !containsFold(f.Value.([]string), key) {
-			continue
+func sameRequestElsewhere(p *Pass, fs *facts, key string) (others []fact, first bool) {
+	type carriers struct {
+		facts []fact
+		least int // the lowest ordinal among them
+	}
+	byKey := fs.index("key", func(all []fact) any {
+		m := map[string]*carriers{}
+		for _, f := range all {
+			for _, k := range f.Value.([]string) {
+				c := m[k]
+				if c == nil {
+					c = &carriers{least: f.Ordinal}
+					m[k] = c
+				}
+				c.facts = append(c.facts, f)
+				c.least = min(c.least, f.Ordinal)
+			}
 		}
-		others = append(others, f)
-		if f.Ordinal < p.Statement.Ordinal {
-			first = false
+		return m
+	}).(map[string]*carriers)
+	c := byKey[key]
+	if c == nil {
+		return nil, true
+	}
+	if c.least < p.Statement.Ordinal {
+		return nil, false
+	}
+	for _, f := range c.facts {
+		if f.Ordinal != p.Statement.Ordinal {
+			others = append(others, f)
 		}
 	}
-	return others, first
+	return others, true
 }
 
 // missingIndexReport is a request's finding but for the other statements

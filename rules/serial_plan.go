@@ -157,7 +157,8 @@ func runSerialPlan(p *Pass) {
 		p.Report(Finding{Severity: sev, Message: head + tail, Fix: fix, Evidence: ev})
 		return
 	}
-	p.across(func(p *Pass, all []fact) {
+	p.across(func(p *Pass, fs *facts) {
+		all := fs.all
 		if len(all) == 0 || all[0].Ordinal != p.Statement.Ordinal {
 			return // reported on the file's first such statement
 		}

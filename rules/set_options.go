@@ -100,6 +100,12 @@ func statementModule(p *Pass, s *plan.Statement) (name, kind string) {
 	return p.batchModule(s.Batch)
 }
 
+// setOptionsGroupKey groups the statements of a batch and module compiled
+// with the same bad options.
+func setOptionsGroupKey(batch int, f setOptionsFacts) string {
+	return fmt.Sprintf("%d\x00%s\x00%s", batch, f.key, f.mod)
+}
+
 // setOptionsFacts is what a statement compiled with bad SET options shows
 // the rule: the options, its module and what it touches that they break.
 type setOptionsFacts struct {
@@ -210,25 +216,30 @@ func runSetOptions(p *Pass) {
 
 // reportSetOptions reports the statements of the batch and module compiled
 // with the same bad options once, on the first of them.
-func reportSetOptions(p *Pass, all []fact) {
-	var self setOptionsFacts
-	for _, f := range all {
-		if f.Ordinal == p.Statement.Ordinal {
-			self = f.Value.(setOptionsFacts)
+func reportSetOptions(p *Pass, fs *facts) {
+	byOrdinal := fs.index("ordinal", func(all []fact) any {
+		m := map[int]setOptionsFacts{}
+		for _, f := range all {
+			m[f.Ordinal] = f.Value.(setOptionsFacts)
 		}
-	}
-	var group []fact
-	var e setOptionsExposure
-	for _, f := range all {
-		o := f.Value.(setOptionsFacts)
-		if f.Batch != p.Statement.Batch || o.key != self.key || o.mod != self.mod {
-			continue
+		return m
+	}).(map[int]setOptionsFacts)
+	groups := fs.index("group", func(all []fact) any {
+		m := map[string][]fact{}
+		for _, f := range all {
+			k := setOptionsGroupKey(f.Batch, f.Value.(setOptionsFacts))
+			m[k] = append(m[k], f)
 		}
-		group = append(group, f)
-		e.add(o.exposure)
-	}
+		return m
+	}).(map[string][]fact)
+	self := byOrdinal[p.Statement.Ordinal]
+	group := groups[setOptionsGroupKey(p.Statement.Batch, self)]
 	if len(group) == 0 || group[0].Ordinal != p.Statement.Ordinal {
 		return // reported once, on the group's first statement
+	}
+	var e setOptionsExposure
+	for _, f := range group {
+		e.add(f.Value.(setOptionsFacts).exposure)
 	}
 	e.unique()
 	bad, mod, kind := self.bad, self.mod, self.kind

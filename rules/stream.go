@@ -23,12 +23,33 @@ type fact struct {
 	Value              any
 }
 
+// facts are the facts of every statement of a file for one rule, in
+// document order, with the indexes the rule builds over them once for all
+// its decisions (so that a file of n statements costs n, not n², lookups).
+type facts struct {
+	all     []fact
+	indexes map[string]any
+}
+
+// index returns the index named name, building it on first use.
+func (fs *facts) index(name string, build func([]fact) any) any {
+	if v, ok := fs.indexes[name]; ok {
+		return v
+	}
+	if fs.indexes == nil {
+		fs.indexes = map[string]any{}
+	}
+	v := build(fs.all)
+	fs.indexes[name] = v
+	return v
+}
+
 // deferred is a decision that waits for the facts of the whole file.
 type deferred struct {
 	pass   *Pass // the statement reduced to its identity
 	seq    int   // the statement's position in the stream
 	sev    Severity
-	decide func(p *Pass, all []fact)
+	decide func(p *Pass, fs *facts)
 }
 
 // Stream analyses the statements of one file one at a time, in document
@@ -38,7 +59,7 @@ type Stream struct {
 	doc     *plan.Document // the whole document, when there is one
 	catalog *catalog.Catalog
 	config  *Config
-	facts   map[*Rule][]fact
+	facts   map[*Rule]*facts
 	modules map[int]moduleName // batch → the module its first statement creates
 	waiting []deferred
 	seen    int      // statements analysed so far
@@ -50,7 +71,7 @@ type moduleName struct{ name, kind string }
 // NewStream starts the analysis of one file. doc is the whole document when
 // the caller has it (Pass.Document), else nil.
 func NewStream(doc *plan.Document, cat *catalog.Catalog, cfg *Config) *Stream {
-	return &Stream{doc: doc, catalog: cat, config: cfg, facts: map[*Rule][]fact{}, modules: map[int]moduleName{}}
+	return &Stream{doc: doc, catalog: cat, config: cfg, facts: map[*Rule]*facts{}, modules: map[int]moduleName{}}
 }
 
 // Statement analyses one statement (not its nested statements: pass each)
@@ -72,7 +93,12 @@ func (st *Stream) Statement(s *plan.Statement) ([]Finding, error) {
 			return nil, err
 		}
 		if v != nil {
-			st.facts[r] = append(st.facts[r], fact{s.Batch, s.ID, s.Ordinal, v})
+			fs := st.facts[r]
+			if fs == nil {
+				fs = &facts{}
+				st.facts[r] = fs
+			}
+			fs.all = append(fs.all, fact{s.Batch, s.ID, s.Ordinal, v})
 		}
 	}
 	fs, err := analyzeStatement(st.doc, s, st.catalog, st.config, st)
@@ -92,8 +118,11 @@ type Late struct {
 func (st *Stream) Finish() ([]Late, error) {
 	var out []Late
 	for _, d := range st.waiting {
-		all := st.facts[d.pass.Rule]
-		if _, err := guard(d.pass.Rule, func() any { d.decide(d.pass, all); return nil }); err != nil {
+		fs := st.facts[d.pass.Rule]
+		if fs == nil {
+			fs = &facts{}
+		}
+		if _, err := guard(d.pass.Rule, func() any { d.decide(d.pass, fs); return nil }); err != nil {
 			return out, err
 		}
 		for _, f := range graded(d.pass.findings, d.sev) {
@@ -110,7 +139,7 @@ func (st *Stream) Finish() ([]Late, error) {
 // statement alone), else when the stream finishes. decide reports on the
 // pass it is given; it must not hold the plan, since a streamed statement
 // is then reduced to its identity (batch, id, ordinal).
-func (p *Pass) across(decide func(p *Pass, all []fact)) {
+func (p *Pass) across(decide func(p *Pass, fs *facts)) {
 	if st := p.stream; st != nil {
 		id := &plan.Statement{Batch: p.Statement.Batch, ID: p.Statement.ID, Ordinal: p.Statement.Ordinal, Kind: p.Statement.Kind}
 		st.waiting = append(st.waiting, deferred{
@@ -125,15 +154,15 @@ func (p *Pass) across(decide func(p *Pass, all []fact)) {
 	if p.Document != nil {
 		stmts = p.Document.Statements()
 	}
-	var all []fact
+	fs := &facts{}
 	for _, s := range stmts {
 		q := *p
 		q.Statement = s
 		if v := p.Rule.facts(&q); v != nil {
-			all = append(all, fact{s.Batch, s.ID, s.Ordinal, v})
+			fs.all = append(fs.all, fact{s.Batch, s.ID, s.Ordinal, v})
 		}
 	}
-	decide(p, all)
+	decide(p, fs)
 }
 
 // batchModule names the module (procedure, function, trigger) whose CREATE
