@@ -120,11 +120,20 @@ func literalConjuncts(cs []comparison) []catalog.Conjunct {
 }
 
 func runFilteredIndexParameterized(p *Pass) {
+	unusedFilteredIndexes(p, nil, checkParameterizedFilter)
+}
+
+// unusedFilteredIndexes calls check for every filtered index (with a parsed
+// filter) of the catalog's tables the plan reads that the plan does not
+// use, with the plan's comparisons on that table; keep (nil: every one)
+// selects the table accesses.
+func unusedFilteredIndexes(p *Pass, keep func(tableAccess) bool,
+	check func(p *Pass, q plan.LabeledPlan, ta tableAccess, t *catalog.Table, ix *catalog.Index, tc []comparison)) {
 	for _, q := range p.Plans() {
 		comps := comparisons(q.QueryPlan)
 		for _, ta := range accessedTables(q.QueryPlan) {
 			t := findTable(p.Catalog, ta.Object)
-			if t == nil {
+			if t == nil || keep != nil && !keep(ta) {
 				continue
 			}
 			tc := onTable(comps, ta.Object)
@@ -132,7 +141,7 @@ func runFilteredIndexParameterized(p *Pass) {
 				if ix.Filter == nil || readsIndex(q.QueryPlan, ta.Object, ix.Name) {
 					continue
 				}
-				checkParameterizedFilter(p, q, ta, t, ix, tc)
+				check(p, q, ta, t, ix, tc)
 			}
 		}
 	}

@@ -144,23 +144,14 @@ func reportFunction(p *Pass, o plan.ObjectRef, fills, reads []*plan.RelOp) {
 	var worstEst, worstAct, worstImpact, worstRows float64
 	var join, inner *plan.RelOp
 	var innerRows, innerExecs float64
-	for _, r := range reads {
-		est, act, ok := actualPerExecution(r)
-		if !ok {
+	for _, n := range reads {
+		r := underestimatedRead(p, n, minRatio)
+		if r == nil {
 			continue
 		}
-		total, _ := rowsOut(r)
-		if underestimate(est, act) < minRatio || total < p.Param("info_rows") {
-			continue
-		}
-		j, in, ir, ie := drivenWork(r, minRatio)
-		impact := total
-		if ir > impact {
-			impact = ir
-		}
-		if worst == nil || impact > worstImpact {
-			worst, worstEst, worstAct, worstImpact, worstRows = r, est, act, impact, total
-			join, inner, innerRows, innerExecs = j, in, ir, ie
+		if worst == nil || r.impact > worstImpact {
+			worst, worstEst, worstAct, worstImpact, worstRows = n, r.est, r.act, r.impact, r.total
+			join, inner, innerRows, innerExecs = r.join, r.inner, r.innerRows, r.innerExecs
 		}
 	}
 

@@ -72,7 +72,8 @@ func runTableVariable(p *Pass) {
 	}
 }
 
-// tvRead is one read of a table variable with its misestimate and impact.
+// tvRead is one underestimated read (of a table variable or a table-valued
+// function's result) with its misestimate and impact.
 type tvRead struct {
 	n                     *plan.RelOp
 	est, act, total, exec float64
@@ -81,24 +82,37 @@ type tvRead struct {
 	impact                float64
 }
 
+// underestimatedRead is a read (of a table variable, a table-valued
+// function's result) whose actual rows per execution exceed the estimate
+// by at least minRatio, with at least info_rows rows in all, and the work
+// it drives; nil otherwise. Its impact is the larger of its rows and the
+// rows of the work it drives.
+func underestimatedRead(p *Pass, n *plan.RelOp, minRatio float64) *tvRead {
+	est, act, ok := actualPerExecution(n)
+	if !ok {
+		return nil
+	}
+	total, _ := rowsOut(n)
+	if underestimate(est, act) < minRatio || total < p.Param("info_rows") {
+		return nil
+	}
+	r := &tvRead{n: n, est: est, act: act, total: total, impact: total}
+	r.exec, _ = executions(n)
+	r.join, r.inner, r.innerRows, r.innerExecs = drivenWork(n, minRatio)
+	if r.innerRows > r.impact {
+		r.impact = r.innerRows
+	}
+	return r
+}
+
 func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 	minRatio := p.Param("min_ratio")
 	var worst *tvRead
 	var all []int
 	for _, n := range nodes {
-		est, act, ok := actualPerExecution(n)
-		if !ok {
+		r := underestimatedRead(p, n, minRatio)
+		if r == nil {
 			continue
-		}
-		total, _ := rowsOut(n)
-		if underestimate(est, act) < minRatio || total < p.Param("info_rows") {
-			continue
-		}
-		r := &tvRead{n: n, est: est, act: act, total: total, impact: total}
-		r.exec, _ = executions(n)
-		r.join, r.inner, r.innerRows, r.innerExecs = drivenWork(n, minRatio)
-		if r.innerRows > r.impact {
-			r.impact = r.innerRows
 		}
 		all = append(all, n.NodeID)
 		if worst == nil || r.impact > worst.impact {
