@@ -80,6 +80,19 @@ func badSetOptions(s *plan.SetOptions) []string {
 // the first statement.
 var moduleHeader = regexp.MustCompile(`(?is)^(?:\s+|--[^\n]*\n|/\*.*?\*/)*(?:CREATE|ALTER)\s+(?:OR\s+ALTER\s+)?(PROC|PROCEDURE|FUNCTION|TRIGGER)\s+((?:\[[^\]]+\]|[^\s(.;]+)(?:\s*\.\s*(?:\[[^\]]+\]|[^\s(.;]+))*)`)
 
+// moduleOfText names the module whose CREATE or ALTER starts text.
+func moduleOfText(text string) (name, kind string) {
+	m := moduleHeader.FindStringSubmatch(text)
+	if m == nil {
+		return "", ""
+	}
+	kind = strings.ToUpper(m[1])
+	if kind == "PROC" {
+		kind = "PROCEDURE"
+	}
+	return strings.Join(strings.Fields(m[2]), ""), kind
+}
+
 // statementModule names the procedure, function or trigger a statement
 // belongs to: the module an EXEC in an actual plan runs (StoredProc), or the
 // module whose CREATE heads the batch of a cached plan; "" for none.

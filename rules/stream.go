@@ -2,7 +2,6 @@ package rules
 
 import (
 	"runtime/debug"
-	"strings"
 
 	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/plan"
@@ -181,19 +180,6 @@ func (p *Pass) batchModule(batch int) (name, kind string) {
 		}
 	}
 	return "", ""
-}
-
-// moduleOfText names the module whose CREATE or ALTER starts text.
-func moduleOfText(text string) (name, kind string) {
-	m := moduleHeader.FindStringSubmatch(text)
-	if m == nil {
-		return "", ""
-	}
-	kind = strings.ToUpper(m[1])
-	if kind == "PROC" {
-		kind = "PROCEDURE"
-	}
-	return strings.Join(strings.Fields(m[2]), ""), kind
 }
 
 // guard runs f, turning a panic into the rule's RuleError.
