@@ -42,19 +42,66 @@ func errorFile(path string, err error) *report.File {
 
 // document analyses a parsed document.
 func (a *analyzer) document(path string, doc *plan.Document) (*report.File, error) {
-	f := &report.File{Path: path, Statements: report.Summarize(doc), Findings: []*report.Finding{}}
+	f := &report.File{Path: path, Statements: report.Summarize(doc)}
+	fa := a.fileAnalysis(path, doc)
 	for _, s := range doc.Statements() {
-		fs, err := rules.AnalyzeStatement(doc, s, a.catalog, a.config)
-		if err != nil {
+		if err := fa.statement(s); err != nil {
 			return nil, err
 		}
-		f.Findings = append(f.Findings, locateInPlan(path, s, fs)...)
 	}
-	sortByStatement(f.Findings)
+	fs, err := fa.finish()
+	if err != nil {
+		return nil, err
+	}
+	f.Findings = fs
 	if a.keepPlans {
 		f.Plans = []*plan.Document{doc}
 	}
 	return f, nil
+}
+
+// fileAnalysis runs the rules over the statements of one file in document
+// order, whether the file is parsed whole or streamed: the rules that
+// decide across statements (SET options once per batch and module, a
+// missing-index request once per file, a MAXDOP setting once) keep only
+// small facts per statement and report when the last one is in, so both
+// give the same findings.
+type fileAnalysis struct {
+	path     string
+	stream   *rules.Stream
+	pos      []plan.Pos // each statement's start tag, for the findings reported at the end
+	findings []*report.Finding
+}
+
+func (a *analyzer) fileAnalysis(path string, doc *plan.Document) *fileAnalysis {
+	return &fileAnalysis{path: path, stream: rules.NewStream(doc, a.catalog, a.config), findings: []*report.Finding{}}
+}
+
+// statement analyses one statement (not its nested ones).
+func (fa *fileAnalysis) statement(s *plan.Statement) error {
+	fs, err := fa.stream.Statement(s)
+	if err != nil {
+		return err
+	}
+	fa.findings = append(fa.findings, locateInPlan(fa.path, s, fs)...)
+	fa.pos = append(fa.pos, s.Pos)
+	return nil
+}
+
+// finish adds the findings decided across statements (about statements,
+// not operators: they point at the statement) and sorts them all.
+func (fa *fileAnalysis) finish() ([]*report.Finding, error) {
+	late, err := fa.stream.Finish()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range late {
+		x := report.Wrap([]rules.Finding{l.Finding})[0]
+		x.Location = planLocation(fa.path, fa.pos[l.Statement])
+		fa.findings = append(fa.findings, x)
+	}
+	sortByStatement(fa.findings)
+	return fa.findings, nil
 }
 
 // sortByStatement orders findings as rules.SortFindings does.
@@ -87,11 +134,11 @@ func planLocation(path string, p plan.Pos) *report.Location {
 	return &report.Location{Path: path, StartLine: p.Line, StartCol: p.Column, EndLine: p.Line, EndCol: p.Column}
 }
 
-// wholeDocumentBytes is the file size up to which a plan is analysed as a
-// whole document, so that rules that look across statements (SET options
-// once per batch, a MAXDOP setting once per file, a repeated missing-index
-// request) see them all; larger files are streamed to bound memory.
-const wholeDocumentBytes = 64 << 20
+// wholeDocumentBytes is the file size up to which a plan is parsed as a
+// whole document; larger files are streamed to bound memory. Both give the
+// same findings (see fileAnalysis). A variable so that tests can stream
+// small plans.
+var wholeDocumentBytes int64 = 64 << 20
 
 // streamSized parses r statement by statement, analysing each one as it
 // completes so memory stays bounded by the largest statement. Documents are
@@ -112,18 +159,14 @@ func (a *analyzer) streamSized(path string, r io.Reader, size int64) (*report.Fi
 		return f, err
 	}
 	f := &report.File{Path: path}
-	var findings []*report.Finding
+	fa := a.fileAnalysis(path, nil)
 	actual := false
-	doc := &plan.Document{}
 	_, err := plan.Stream(r, a.limits, func(top *plan.Statement) error {
 		for _, s := range (&plan.Document{Batches: []*plan.Batch{{Statements: []*plan.Statement{top}}}}).Statements() {
-			fs, err := rules.AnalyzeStatement(doc, s, a.catalog, a.config)
-			if err != nil {
+			if err := fa.statement(s); err != nil {
 				return err
 			}
-			findings = append(findings, locateInPlan(path, s, fs)...)
 			actual = actual || s.IsActual()
-			rememberRequests(doc, s)
 			sum := report.SummarizeStatement(s, "")
 			sum.Source = nil // let the statement go
 			f.Statements = append(f.Statements, sum)
@@ -144,8 +187,9 @@ func (a *analyzer) streamSized(path string, r io.Reader, size int64) (*report.Fi
 	for _, s := range f.Statements {
 		s.Kind = kind
 	}
-	sortByStatement(findings)
-	f.Findings = findings
+	if f.Findings, err = fa.finish(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -261,19 +305,4 @@ func (a *analyzer) one(in input, budget *semaphore.Weighted) (*report.File, erro
 		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	return f, nil
-}
-
-// rememberRequests keeps, of a streamed statement, only what rules read
-// across statements (its missing-index requests), so that a request
-// repeated in a later statement is reported once without holding the plans.
-func rememberRequests(doc *plan.Document, s *plan.Statement) {
-	if s.QueryPlan == nil || len(s.QueryPlan.MissingIndexes) == 0 {
-		return
-	}
-	if len(doc.Batches) == 0 {
-		doc.Batches = []*plan.Batch{{Index: 1}}
-	}
-	b := doc.Batches[0]
-	b.Statements = append(b.Statements, &plan.Statement{Kind: s.Kind, Batch: s.Batch, Ordinal: s.Ordinal, ID: s.ID,
-		QueryPlan: &plan.QueryPlan{MissingIndexes: s.QueryPlan.MissingIndexes}})
 }

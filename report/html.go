@@ -710,9 +710,13 @@ func columnList(cols []plan.ColumnRef) string {
 	return strings.Join(names, "\n")
 }
 
-func warningsText(w *plan.Warnings) string {
+// warningsText renders a Warnings element one warning a line.
+func warningsText(w *plan.Warnings) string { return strings.Join(warningLines(w), "\n") }
+
+// warningLines describes each warning of a Warnings element.
+func warningLines(w *plan.Warnings) []string {
 	if w == nil {
-		return ""
+		return nil
 	}
 	var out []string
 	if w.NoJoinPredicate {
@@ -752,5 +756,5 @@ func warningsText(w *plan.Warnings) string {
 	for _, wt := range w.Waits {
 		out = append(out, fmt.Sprintf("Wait %s: %s ms", wt.Type, FormatCount(wt.TimeMs)))
 	}
-	return strings.Join(out, "\n")
+	return out
 }

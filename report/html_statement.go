@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -17,9 +16,15 @@ type htmlIndex struct {
 	DDL    string
 }
 
-// htmlStatementProperties are the statement-level facts shown above its plan,
-// in reading order. Each is read from the plan model; add new ones here.
+// htmlStatementProperties are the statement-level facts shown above its
+// plan, in reading order, rendered from the statement's properties (the
+// model JSON and --tree print); a fact the panel needs goes there first.
+// The panel gives figures exactly (ms, KB), as the details panels do.
 func htmlStatementProperties(s *Statement) []htmlDetail {
+	p := s.Properties
+	if p == nil {
+		return nil
+	}
 	var d []htmlDetail
 	add := func(name, value string) {
 		if value != "" {
@@ -28,67 +33,49 @@ func htmlStatementProperties(s *Statement) []htmlDetail {
 	}
 	ms := func(v float64) string { return FormatCount(v) + " ms" }
 	kb := func(v float64) string { return FormatCount(v) + " KB" }
-	src := s.Source
-	if src == nil {
-		return nil
-	}
-	add("Optimization", src.OptmLevel)
-	add("Early abort", src.OptmEarlyAbortReason)
-	if src.CEModelVersion > 0 {
-		add("CE version", strconv.Itoa(src.CEModelVersion))
-	}
-	q := src.QueryPlan
-	if q == nil {
-		return d
+	add("Optimization", p.OptimizationLevel)
+	add("Early abort", p.EarlyAbortReason)
+	if p.CEModelVersion > 0 {
+		add("CE version", strconv.Itoa(p.CEModelVersion))
 	}
 	switch {
-	case q.EffectiveDOP > 0 && q.EffectiveDOP != q.DegreeOfParallelism:
-		add("DOP", fmt.Sprintf("%d (effective %d)", q.DegreeOfParallelism, q.EffectiveDOP))
-	case q.DegreeOfParallelism > 0:
-		add("DOP", strconv.Itoa(q.DegreeOfParallelism))
+	case p.EffectiveDegreeOfParallelism > 0:
+		add("DOP", fmt.Sprintf("%d (effective %d)", p.DegreeOfParallelism, p.EffectiveDegreeOfParallelism))
+	case p.DegreeOfParallelism > 0:
+		add("DOP", strconv.Itoa(p.DegreeOfParallelism))
 	}
-	add("Serial because", q.NonParallelPlanReason)
-	if qt := q.QueryTime; qt != nil {
-		add("Elapsed / CPU", ms(qt.ElapsedTimeMs)+" / "+ms(qt.CPUTimeMs))
+	add("Serial because", p.NonParallelPlanReason)
+	if qt := p.QueryTime; qt != nil {
+		add("Elapsed / CPU", ms(qt.ElapsedMs)+" / "+ms(qt.CPUMs))
 	}
-	if g := q.MemoryGrant; g != nil {
-		v := "granted " + kb(g.GrantedKB)
-		if g.RequestedKB > 0 && g.RequestedKB != g.GrantedKB {
-			v = "requested " + kb(g.RequestedKB) + ", " + v
+	if g := p.MemoryGrant; g != nil {
+		add("Memory grant", memoryGrantText(g, kb))
+	} else if p.MemoryGrantKB > 0 {
+		add("Memory grant", kb(p.MemoryGrantKB))
+	}
+	if c := p.Compile; c != nil {
+		if c.TimeMs > 0 || c.CPUMs > 0 {
+			v := ms(c.TimeMs)
+			if c.CPUMs > 0 {
+				v += " (CPU " + ms(c.CPUMs) + ")"
+			}
+			if c.MemoryKB > 0 {
+				v += ", " + kb(c.MemoryKB)
+			}
+			add("Compile", v)
 		}
-		if g.MaxUsedKB > 0 || g.GrantedKB > 0 {
-			v += ", used " + kb(g.MaxUsedKB)
+		if c.CachedPlanSizeKB > 0 {
+			add("Cached plan", kb(c.CachedPlanSizeKB))
 		}
-		if g.GrantWaitTimeS > 0 {
-			v += fmt.Sprintf(", waited %s s", FormatCount(g.GrantWaitTimeS))
-		}
-		add("Memory grant", v)
-	} else if q.MemoryGrantKB > 0 {
-		add("Memory grant", kb(q.MemoryGrantKB))
 	}
-	if q.CompileTimeMs > 0 || q.CompileCPUMs > 0 {
-		v := ms(q.CompileTimeMs)
-		if q.CompileCPUMs > 0 {
-			v += " (CPU " + ms(q.CompileCPUMs) + ")"
-		}
-		if q.CompileMemoryKB > 0 {
-			v += ", " + kb(q.CompileMemoryKB)
-		}
-		add("Compile", v)
+	if t := p.Threads; t != nil && t.UsedThreads > 0 {
+		add("Threads", fmt.Sprintf("%d in %d %s", t.UsedThreads, t.Branches, pluralWord(t.Branches, "branch", "branches")))
 	}
-	if q.CachedPlanSizeKB > 0 {
-		add("Cached plan", kb(q.CachedPlanSizeKB))
-	}
-	if t := q.ThreadStat; t != nil && t.UsedThreads > 0 {
-		add("Threads", fmt.Sprintf("%d in %d %s", t.UsedThreads, t.Branches, map[bool]string{true: "branch", false: "branches"}[t.Branches == 1]))
-	}
-	if len(q.Waits) > 0 {
-		waits := append([]plan.Wait(nil), q.Waits...)
-		sort.SliceStable(waits, func(i, j int) bool { return waits[i].TimeMs > waits[j].TimeMs })
+	if len(p.Waits) > 0 {
 		var parts []string
-		for i, w := range waits {
+		for i, w := range p.Waits {
 			if i == 5 {
-				parts = append(parts, fmt.Sprintf("%d more", len(waits)-5))
+				parts = append(parts, fmt.Sprintf("%d more", len(p.Waits)-5))
 				break
 			}
 			parts = append(parts, w.Type+" "+ms(w.TimeMs))
@@ -96,14 +83,37 @@ func htmlStatementProperties(s *Statement) []htmlDetail {
 		add("Waits", strings.Join(parts, ", "))
 	}
 	var flags []string
-	for _, tf := range q.TraceFlags {
-		flags = append(flags, strconv.Itoa(tf.Value))
+	for _, tf := range p.TraceFlags {
+		flags = append(flags, strconv.Itoa(tf))
 	}
 	add("Trace flags", strings.Join(flags, ", "))
-	add("Statement warnings", strings.ReplaceAll(warningsText(q.Warnings), "\n", "; "))
-	add("Plan guide", src.PlanGuideName)
-	add("Query hash", src.QueryHash)
+	add("Statement warnings", strings.ReplaceAll(strings.Join(p.Warnings, "; "), "\n", "; "))
+	add("Plan guide", p.PlanGuide)
+	add("Query hash", p.QueryHash)
 	return d
+}
+
+// memoryGrantText is the memory grant line: what an estimated plan would
+// ask for (desired), or what an actual plan was requested, granted and
+// used. An estimated plan has no grant: it is not "granted 0 KB".
+func memoryGrantText(g *MemoryGrantStats, kb func(float64) string) string {
+	if g.GrantedKB == nil {
+		if g.DesiredKB > 0 {
+			return "desired " + kb(g.DesiredKB)
+		}
+		return ""
+	}
+	v := "granted " + kb(*g.GrantedKB)
+	if g.RequestedKB > 0 && g.RequestedKB != *g.GrantedKB {
+		v = "requested " + kb(g.RequestedKB) + ", " + v
+	}
+	if *g.MaxUsedKB > 0 || *g.GrantedKB > 0 {
+		v += ", used " + kb(*g.MaxUsedKB)
+	}
+	if *g.GrantWaitS > 0 {
+		v += fmt.Sprintf(", waited %s s", FormatCount(*g.GrantWaitS))
+	}
+	return v
 }
 
 // statementIndexes are the index DDL proposals of a statement: those its

@@ -402,18 +402,21 @@ func TestWrapLabel(t *testing.T) {
 	}
 }
 
-// TestStatementProperties: the facts above a plan come from the plan
-// model, with units, and absent ones are left out.
+// TestStatementProperties: the facts above a plan come from the
+// statement's properties (the model JSON and --tree print), with units, and
+// absent ones are left out.
 func TestStatementProperties(t *testing.T) {
+	root := &plan.RelOp{RunTime: &plan.RunTime{ActualRows: 1, ActualExecutions: 1}} // an actual plan
 	src := &plan.Statement{OptmLevel: "FULL", OptmEarlyAbortReason: "TimeOut", CEModelVersion: 150,
 		QueryPlan: &plan.QueryPlan{DegreeOfParallelism: 8, EffectiveDOP: 4, CompileTimeMs: 1200, CompileCPUMs: 1100,
 			MemoryGrant: &plan.MemoryGrantInfo{RequestedKB: 2048, GrantedKB: 1024, MaxUsedKB: 512, GrantWaitTimeS: 3},
 			QueryTime:   &plan.QueryTimeStats{CPUTimeMs: 900, ElapsedTimeMs: 1500},
 			Waits:       []plan.Wait{{Type: "SOS_SCHEDULER_YIELD", TimeMs: 5}, {Type: "PAGEIOLATCH_SH", TimeMs: 700}},
+			Root:        root, Nodes: []*plan.RelOp{root},
 		}}
 	got := map[string]string{}
 	var order []string
-	for _, d := range htmlStatementProperties(&Statement{Source: src}) {
+	for _, d := range htmlStatementProperties(SummarizeStatement(src, "actual")) {
 		got[d.Name] = d.Value
 		order = append(order, d.Name)
 	}
@@ -436,6 +439,35 @@ func TestStatementProperties(t *testing.T) {
 		t.Errorf("properties %v, want only %v", order, want)
 	}
 	if d := htmlStatementProperties(&Statement{}); d != nil {
-		t.Errorf("a statement without a plan model has properties %v", d)
+		t.Errorf("a statement without properties has %v", d)
+	}
+}
+
+// TestStatementPropertiesEstimatedGrant: an estimated plan has no grant.
+// The page used to read the plan's GrantedMemory itself and wrote "granted
+// 0 KB"; the properties know granted only for actual plans, and the page
+// now shows what the plan would ask for.
+func TestStatementPropertiesEstimatedGrant(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    plan.MemoryGrantInfo
+		want string
+	}{
+		{"desired", plan.MemoryGrantInfo{SerialRequiredKB: 512, SerialDesiredKB: 1536}, "desired 1,536 KB"},
+		{"nothing asked", plan.MemoryGrantInfo{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.g
+			src := &plan.Statement{QueryPlan: &plan.QueryPlan{DegreeOfParallelism: 1, MemoryGrant: &g}}
+			got := ""
+			for _, d := range htmlStatementProperties(SummarizeStatement(src, "estimated")) {
+				if d.Name == "Memory grant" {
+					got = d.Value
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Memory grant = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

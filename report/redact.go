@@ -248,6 +248,16 @@ func (c *planCopier) summary(s *Statement) *Statement {
 	}
 	if s.Source != nil {
 		ns.Source = c.statement(s.Source, nil)
+		// The properties carry the plan's warnings, conversions included:
+		// read them again from the masked copy.
+		ns.Properties = statementProperties(ns.Source)
+	} else if p := s.Properties; p != nil && len(p.Warnings) > 0 {
+		np := *p
+		np.Warnings = make([]string, len(p.Warnings))
+		for i, w := range p.Warnings {
+			np.Warnings[i] = maskProse(w, nil)
+		}
+		ns.Properties = &np
 	}
 	return &ns
 }

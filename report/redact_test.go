@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/planlint/planlint/plan"
 )
 
 // sharedFormats renders r in every shared format (the ones redacted by
@@ -307,5 +309,26 @@ func BenchmarkFormats(b *testing.B) {
 				b.ReportMetric(float64(w.Len()), "bytes")
 			}
 		})
+	}
+}
+
+// TestRedactedStatementWarnings: the statement properties carry the plan's
+// warnings, whose conversions quote the predicate; a redacted report masks
+// them whether the statement keeps its plan or not.
+func TestRedactedStatementWarnings(t *testing.T) {
+	src := &plan.Statement{QueryPlan: &plan.QueryPlan{Warnings: &plan.Warnings{
+		Converts: []plan.PlanAffectingConvert{{Issue: "Seek Plan", Expression: "CONVERT_IMPLICIT(nvarchar(20),[w].[Code],0)=N'secret-code'"}}}}}
+	withPlan := SummarizeStatement(src, "estimated")
+	noPlan := SummarizeStatement(src, "estimated")
+	noPlan.Source = nil
+	r := &Report{Files: []*File{{Path: "a.sqlplan", Statements: []*Statement{withPlan, noPlan}}}}
+	for i, s := range Redacted(r).Files[0].Statements {
+		got := strings.Join(s.Properties.Warnings, "\n")
+		if strings.Contains(got, "secret-code") || !strings.Contains(got, "Type conversion (Seek Plan)") {
+			t.Errorf("statement %d: redacted warnings %q", i, got)
+		}
+	}
+	if !strings.Contains(withPlan.Properties.Warnings[0], "secret-code") {
+		t.Errorf("the original report was changed: %q", withPlan.Properties.Warnings)
 	}
 }

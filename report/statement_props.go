@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -16,14 +17,27 @@ type StatementProperties struct {
 	EarlyAbortReason  string `json:"early_abort_reason,omitempty"`
 	CEModelVersion    int    `json:"ce_model_version,omitempty"`
 	// DegreeOfParallelism is QueryPlan/@DegreeOfParallelism (0 or 1: serial).
-	DegreeOfParallelism   int               `json:"degree_of_parallelism"`
-	NonParallelPlanReason string            `json:"non_parallel_plan_reason,omitempty"`
-	Compile               *CompileStats     `json:"compile,omitempty"`
-	MemoryGrant           *MemoryGrantStats `json:"memory_grant,omitempty"`
-	QueryTime             *QueryTimeStats   `json:"query_time,omitempty"`
+	DegreeOfParallelism int `json:"degree_of_parallelism"`
+	// EffectiveDegreeOfParallelism is QueryPlan/@EffectiveDegreeOfParallelism
+	// (SQL Server 2022: the DOP the plan ran with), when the plan states it.
+	EffectiveDegreeOfParallelism int               `json:"effective_degree_of_parallelism,omitempty"`
+	NonParallelPlanReason        string            `json:"non_parallel_plan_reason,omitempty"`
+	Compile                      *CompileStats     `json:"compile,omitempty"`
+	MemoryGrant                  *MemoryGrantStats `json:"memory_grant,omitempty"`
+	// MemoryGrantKB is QueryPlan/@MemoryGrant of plans without
+	// MemoryGrantInfo (SQL Server 2005 and 2008).
+	MemoryGrantKB float64         `json:"memory_grant_kb,omitempty"`
+	QueryTime     *QueryTimeStats `json:"query_time,omitempty"`
 	// Waits are WaitStats, longest first (actual plans from SQL Server 2016 SP1).
 	Waits   []WaitStat   `json:"waits,omitempty"`
 	Threads *ThreadStats `json:"threads,omitempty"`
+	// TraceFlags are the values of QueryPlan/TraceFlags/TraceFlag, in plan order.
+	TraceFlags []int `json:"trace_flags,omitempty"`
+	// Warnings are the plan's statement-level warnings (QueryPlan/Warnings),
+	// one line each.
+	Warnings  []string `json:"warnings,omitempty"`
+	PlanGuide string   `json:"plan_guide,omitempty"`
+	QueryHash string   `json:"query_hash,omitempty"`
 }
 
 // CompileStats are the compile figures of QueryPlan.
@@ -72,17 +86,28 @@ type ThreadStats struct {
 // statementProperties reads the properties of a statement; nil when it has
 // none (a statement without plan or optimizer attributes).
 func statementProperties(s *plan.Statement) *StatementProperties {
-	p := &StatementProperties{OptimizationLevel: s.OptmLevel, EarlyAbortReason: s.OptmEarlyAbortReason, CEModelVersion: s.CEModelVersion}
+	p := &StatementProperties{OptimizationLevel: s.OptmLevel, EarlyAbortReason: s.OptmEarlyAbortReason, CEModelVersion: s.CEModelVersion,
+		PlanGuide: s.PlanGuideName, QueryHash: s.QueryHash}
 	q := s.QueryPlan
 	if q == nil {
-		if p.OptimizationLevel == "" && p.EarlyAbortReason == "" && p.CEModelVersion == 0 {
+		if p.OptimizationLevel == "" && p.EarlyAbortReason == "" && p.CEModelVersion == 0 && p.PlanGuide == "" && p.QueryHash == "" {
 			return nil
 		}
 		return p
 	}
 	p.DegreeOfParallelism = q.DegreeOfParallelism
+	if q.EffectiveDOP > 0 && q.EffectiveDOP != q.DegreeOfParallelism {
+		p.EffectiveDegreeOfParallelism = q.EffectiveDOP
+	}
 	p.NonParallelPlanReason = q.NonParallelPlanReason
-	if q.CompileCPUMs > 0 || q.CompileTimeMs > 0 || q.CompileMemoryKB > 0 {
+	for _, tf := range q.TraceFlags {
+		p.TraceFlags = append(p.TraceFlags, tf.Value)
+	}
+	p.Warnings = warningLines(q.Warnings)
+	if q.MemoryGrant == nil {
+		p.MemoryGrantKB = q.MemoryGrantKB
+	}
+	if q.CompileCPUMs > 0 || q.CompileTimeMs > 0 || q.CompileMemoryKB > 0 || q.CachedPlanSizeKB > 0 {
 		p.Compile = &CompileStats{CPUMs: q.CompileCPUMs, TimeMs: q.CompileTimeMs, MemoryKB: q.CompileMemoryKB, CachedPlanSizeKB: q.CachedPlanSizeKB}
 		if q.Hardware != nil {
 			p.Compile.MaxCompileMemoryKB = q.Hardware.MaxCompileMemoryKB
@@ -156,13 +181,13 @@ func propertyLines(p *StatementProperties) []string {
 		add("%s", th)
 	}
 	if c := p.Compile; c != nil {
-		add("compile %s CPU, %s, %s", formatMs(c.CPUMs), formatMs(c.TimeMs), formatKB(c.MemoryKB))
+		add("compile %s CPU, %s, %s", units.Ms(c.CPUMs), units.Ms(c.TimeMs), units.KB(c.MemoryKB))
 	}
 	flush()
 	if m := p.MemoryGrant; m != nil && (m.DesiredKB > 0 || m.GrantedKB != nil && *m.GrantedKB > 0) {
-		g := "memory grant: desired " + formatKB(m.DesiredKB)
+		g := "memory grant: desired " + units.KB(m.DesiredKB)
 		if m.GrantedKB != nil {
-			g += ", granted " + formatKB(*m.GrantedKB) + ", used " + formatKB(*m.MaxUsedKB)
+			g += ", granted " + units.KB(*m.GrantedKB) + ", used " + units.KB(*m.MaxUsedKB)
 			if *m.GrantedKB > 0 {
 				g += fmt.Sprintf(" (%.0f%%)", 100**m.MaxUsedKB / *m.GrantedKB)
 			}
@@ -176,9 +201,9 @@ func propertyLines(p *StatementProperties) []string {
 		add("%s", g)
 	}
 	if t := p.QueryTime; t != nil {
-		qt := fmt.Sprintf("time: %s elapsed, %s CPU", formatMs(t.ElapsedMs), formatMs(t.CPUMs))
+		qt := fmt.Sprintf("time: %s elapsed, %s CPU", units.Ms(t.ElapsedMs), units.Ms(t.CPUMs))
 		if t.UDFCPUMs != nil {
-			qt += fmt.Sprintf(", UDF %s elapsed, %s CPU", formatMs(*t.UDFElapsedMs), formatMs(*t.UDFCPUMs))
+			qt += fmt.Sprintf(", UDF %s elapsed, %s CPU", units.Ms(*t.UDFElapsedMs), units.Ms(*t.UDFCPUMs))
 		}
 		add("%s", qt)
 	}
@@ -189,7 +214,7 @@ func propertyLines(p *StatementProperties) []string {
 			if i == 5 {
 				break
 			}
-			ws = append(ws, w.Type+" "+formatMs(w.TimeMs))
+			ws = append(ws, w.Type+" "+units.Ms(w.TimeMs))
 		}
 		lines = append(lines, "waits: "+strings.Join(ws, ", "))
 	}
@@ -201,23 +226,4 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// formatMs renders milliseconds as ms or seconds.
-func formatMs(v float64) string {
-	if v >= 1000 {
-		return strconv.FormatFloat(v/1000, 'f', 1, 64) + " s"
-	}
-	return FormatCount(v) + " ms"
-}
-
-// formatKB renders a size given in KB.
-func formatKB(v float64) string {
-	switch {
-	case v >= 1024*1024:
-		return strconv.FormatFloat(v/1024/1024, 'f', 1, 64) + " GB"
-	case v >= 1024:
-		return strconv.FormatFloat(v/1024, 'f', 0, 64) + " MB"
-	}
-	return FormatCount(v) + " KB"
 }

@@ -30,8 +30,10 @@ func TestStatementPropertiesCorpus(t *testing.T) {
 			want: StatementProperties{OptimizationLevel: "FULL", CEModelVersion: 140, DegreeOfParallelism: 8,
 				Compile:     &CompileStats{CPUMs: 2, TimeMs: 2, MemoryKB: 632, MaxCompileMemoryKB: 47067952, CachedPlanSizeKB: 96},
 				MemoryGrant: &MemoryGrantStats{DesiredKB: 51087936, RequestedKB: 10851312, GrantedKB: f64(10851312), MaxUsedKB: f64(10232840), GrantWaitS: f64(1000), MaxQueryMemoryKB: 10851312},
-				QueryTime:   &QueryTimeStats{CPUMs: 76230, ElapsedMs: 26819}},
-			lines: []string{"optimization FULL · CE 140 · DOP 8", "granted 10.3 GB, used 9.8 GB (94%), waited 1000 s", "time: 26.8 s elapsed, 76.2 s CPU", "waits: CXSYNC_PORT 202.4 s, CXPACKET 132.9 s"},
+				QueryTime:   &QueryTimeStats{CPUMs: 76230, ElapsedMs: 26819}, QueryHash: "0xF00E4B0A5D9CD2E5"},
+			lines: []string{"optimization FULL · CE 140 · DOP 8", "granted 10.3 GB, used 9.8 GB (94%), waited 1000 s",
+				// From ten seconds on, whole seconds as the rules write them (units.Ms).
+				"time: 27 s elapsed, 76 s CPU", "waits: CXSYNC_PORT 202 s, CXPACKET 133 s"},
 		},
 		{
 			// StatementOptmEarlyAbortReason="MemoryLimitExceeded", NonParallelPlanReason="NonParallelizableIntrinsicFunction",
@@ -40,7 +42,7 @@ func TestStatementPropertiesCorpus(t *testing.T) {
 			want: StatementProperties{OptimizationLevel: "FULL", EarlyAbortReason: "MemoryLimitExceeded", CEModelVersion: 160,
 				NonParallelPlanReason: "NonParallelizableIntrinsicFunction",
 				Compile:               &CompileStats{CPUMs: 5, TimeMs: 5, MemoryKB: 1336, MaxCompileMemoryKB: 47067952, CachedPlanSizeKB: 48},
-				MemoryGrant:           &MemoryGrantStats{}},
+				MemoryGrant:           &MemoryGrantStats{}, QueryHash: "0x4D7193A18FDB8E33"},
 			lines: []string{"optimization FULL (MemoryLimitExceeded) · CE 160 · serial: NonParallelizableIntrinsicFunction · compile 5 ms CPU, 5 ms, 1 MB"},
 		},
 	} {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -36,24 +37,9 @@ func CostShare(q *plan.QueryPlan, n *plan.RelOp) float64 {
 	return math.Min(1, n.OwnCost()/q.Cost())
 }
 
-// FormatCount renders a row count with thousands separators.
-func FormatCount(v float64) string {
-	if v > 0 && v < 10 && v != math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e18 { // past what int64 holds exactly enough to group
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && c != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// FormatCount renders a row count with thousands separators (see
+// units.Count: the rules format their figures the same way).
+func FormatCount(v float64) string { return units.Count(v) }
 
 // nodeFindings maps (statement ordinal, node) to the rule codes reported
 // there.

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/planlint/planlint/internal/units"
 )
 
 // CompileCost reports statements whose compilation is expensive enough to
@@ -73,18 +75,18 @@ func runCompileCost(p *Pass) {
 	}
 	ev := map[string]any{"compile_cpu_ms": cpu, "compile_time_ms": elapsed, "compile_memory_kb": mem, "recompile_hint": recompile}
 	var b strings.Builder
-	fmt.Fprintf(&b, "compiling this statement took %s of CPU, %s elapsed and %s of memory", ms(cpu), ms(elapsed), kb(mem))
+	fmt.Fprintf(&b, "compiling this statement took %s of CPU, %s elapsed and %s of memory", units.Ms(cpu), units.Ms(elapsed), units.KB(mem))
 	if h := q.Hardware; h != nil && h.MaxCompileMemoryKB > 0 {
 		ev["max_compile_memory_kb"] = h.MaxCompileMemoryKB
-		fmt.Fprintf(&b, " (%s of the %s compile limit)", percent(mem/h.MaxCompileMemoryKB), kb(h.MaxCompileMemoryKB))
+		fmt.Fprintf(&b, " (%s of the %s compile limit)", percent(mem/h.MaxCompileMemoryKB), units.KB(h.MaxCompileMemoryKB))
 	}
 	if elapsed-cpu >= p.Param("wait_ms") {
-		fmt.Fprintf(&b, "; it waited %s beyond its CPU (compile memory gateways or blocking)", ms(elapsed-cpu))
+		fmt.Fprintf(&b, "; it waited %s beyond its CPU (compile memory gateways or blocking)", units.Ms(elapsed-cpu))
 	}
 	if qt := q.QueryTime; qt != nil {
 		ev["execution_cpu_ms"] = qt.CPUTimeMs
 		if cpu > qt.CPUTimeMs {
-			fmt.Fprintf(&b, "; more than the %s of CPU the execution itself used", ms(qt.CPUTimeMs))
+			fmt.Fprintf(&b, "; more than the %s of CPU the execution itself used", units.Ms(qt.CPUTimeMs))
 		}
 	}
 	fix := "simplify the statement (split it through #temp tables, drop unneeded joins and nested views) and find why it recompiles (sys.dm_exec_query_stats.plan_generation_num, the sql_statement_recompile event)"

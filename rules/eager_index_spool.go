@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -114,12 +115,12 @@ func reportEagerIndexSpool(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 		ev["cursor_operation"] = q.Label
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Index Spool (Eager Spool) builds a temporary index on %s (%s) from %s rows (%s)", table.TableName(false), strings.Join(keys, ", "), count(spooled), kind)
+	fmt.Fprintf(&b, "Index Spool (Eager Spool) builds a temporary index on %s (%s) from %s rows (%s)", table.TableName(false), strings.Join(keys, ", "), units.Count(spooled), kind)
 	if src != nil {
 		ev["source_node_id"] = src.NodeID
 		fmt.Fprintf(&b, " read by %s (node %d)", src.DisplayName(), src.NodeID)
 	}
-	fmt.Fprintf(&b, " and seeks it %s times", count(seeks))
+	fmt.Fprintf(&b, " and seeks it %s times", units.Count(seeks))
 
 	sev := Info
 	ms, timed := elapsedMs(n)

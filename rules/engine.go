@@ -130,24 +130,28 @@ func (e *RuleError) Error() string {
 }
 
 // AnalyzeStatement runs every enabled rule on one statement (not its nested
-// statements) and returns the findings in a stable order.
+// statements) and returns the findings in a stable order. Rules that look
+// across statements read doc (nil: the statement alone); Analyze and Stream
+// read each statement's facts once for a whole file.
 func AnalyzeStatement(doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, cfg *Config) ([]Finding, error) {
+	return analyzeStatement(doc, stmt, cat, cfg, nil)
+}
+
+func analyzeStatement(doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, cfg *Config, st *Stream) ([]Finding, error) {
 	var out []Finding
 	for _, r := range runOrder() {
 		off, sev, params := cfg.configFor(r)
 		if off || r.Run == nil || (r.Catalog && cat == nil) {
 			continue
 		}
-		fs, err := runAfter(r, doc, stmt, cat, params, out)
-		if err != nil {
+		if st != nil {
+			st.current = sev
+		}
+		p := &Pass{Rule: r, Document: doc, Statement: stmt, Catalog: cat, params: params, prior: out, stream: st}
+		if _, err := guard(r, func() any { r.Run(p); return nil }); err != nil {
 			return out, err
 		}
-		if sev != 0 {
-			for i := range fs {
-				fs[i].Severity = sev
-			}
-		}
-		out = append(out, fs...)
+		out = append(out, graded(p.findings, sev)...)
 	}
 	SortFindings(out)
 	return out, nil
@@ -159,26 +163,38 @@ func run(r *Rule, doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog
 
 func runAfter(r *Rule, doc *plan.Document, stmt *plan.Statement, cat *catalog.Catalog, params map[string]float64, prior []Finding) (fs []Finding, err error) {
 	p := &Pass{Rule: r, Document: doc, Statement: stmt, Catalog: cat, params: params, prior: prior}
-	defer func() {
-		if v := recover(); v != nil {
-			err = &RuleError{Rule: r.Name, Value: v, Stack: string(debug.Stack())}
-		}
-	}()
-	r.Run(p)
-	return p.findings, nil
+	_, err = guard(r, func() any { r.Run(p); return nil })
+	return p.findings, err
 }
 
-// Analyze runs every enabled rule on every statement of the document.
+// Analyze runs every enabled rule on every statement of the document and
+// returns the findings statement by statement.
 func Analyze(doc *plan.Document, cat *catalog.Catalog, cfg *Config) ([]Finding, error) {
-	var out []Finding
-	for _, s := range doc.Statements() {
-		fs, err := AnalyzeStatement(doc, s, cat, cfg)
-		out = append(out, fs...)
+	st := NewStream(doc, cat, cfg)
+	stmts := doc.Statements()
+	per := make([][]Finding, len(stmts))
+	flat := func() []Finding {
+		var out []Finding
+		for _, fs := range per {
+			out = append(out, fs...)
+		}
+		return out
+	}
+	for i, s := range stmts {
+		fs, err := st.Statement(s)
+		per[i] = fs
 		if err != nil {
-			return out, err
+			return flat(), err
 		}
 	}
-	return out, nil
+	late, err := st.Finish()
+	for _, l := range late {
+		per[l.Statement] = append(per[l.Statement], l.Finding)
+	}
+	for _, fs := range per {
+		SortFindings(fs)
+	}
+	return flat(), err
 }
 
 // AnalyzeQuery runs every enabled query rule on one query and returns the

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -140,13 +141,13 @@ func misestimateText(n *plan.RelOp, factor float64, under bool) string {
 	}
 	execs, _ := executions(n)
 	if execs > 1 {
-		fmt.Fprintf(&b, " per execution and returned %s per execution over %s executions", count(act), count(execs))
+		fmt.Fprintf(&b, " per execution and returned %s per execution over %s executions", units.Count(act), units.Count(execs))
 	} else {
-		fmt.Fprintf(&b, " and returned %s", count(act))
+		fmt.Fprintf(&b, " and returned %s", units.Count(act))
 	}
 	fmt.Fprintf(&b, " (%s× %s)", factorText(factor), dir)
 	if rp := rowsProcessed(n); n.RunTime.HasRowsRead && rp > act*math.Max(execs, 1) {
-		fmt.Fprintf(&b, ", reading %s rows", count(rp))
+		fmt.Fprintf(&b, ", reading %s rows", units.Count(rp))
 	}
 	return b.String()
 }
@@ -165,7 +166,7 @@ func gradeByImpact(p *Pass, q *plan.QueryPlan, rows, factor float64, ev map[stri
 		return sev
 	}
 	ev["statement_elapsed_ms"] = t.ElapsedTimeMs
-	fmt.Fprintf(msg, "; the statement took %s ms", count(t.ElapsedTimeMs))
+	fmt.Fprintf(msg, "; the statement took %s ms", units.Count(t.ElapsedTimeMs))
 	if t.ElapsedTimeMs >= p.Param("warn_ms") {
 		sev = Warning
 	}

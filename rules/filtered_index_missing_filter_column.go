@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -114,7 +115,7 @@ func runFilteredIndexMissingFilterColumn(p *Pass) {
 			}
 			msg := fmt.Sprintf("%s on %s %s for rows from filtered index %s (WHERE %s), because %s %s not in the index; %s executions (%s)",
 				n.DisplayName(), objectName(n.Access.Object()), what, ix.Name, ix.FilterDefinition,
-				quoteList(missing), isAre(len(missing)), count(execs), kind)
+				quoteList(missing), isAre(len(missing)), units.Count(execs), kind)
 			sev := Warning
 			if execs >= p.Param("error_executions") {
 				sev = Error

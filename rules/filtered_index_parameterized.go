@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -119,11 +120,20 @@ func literalConjuncts(cs []comparison) []catalog.Conjunct {
 }
 
 func runFilteredIndexParameterized(p *Pass) {
+	unusedFilteredIndexes(p, nil, checkParameterizedFilter)
+}
+
+// unusedFilteredIndexes calls check for every filtered index (with a parsed
+// filter) of the catalog's tables the plan reads that the plan does not
+// use, with the plan's comparisons on that table; keep (nil: every one)
+// selects the table accesses.
+func unusedFilteredIndexes(p *Pass, keep func(tableAccess) bool,
+	check func(p *Pass, q plan.LabeledPlan, ta tableAccess, t *catalog.Table, ix *catalog.Index, tc []comparison)) {
 	for _, q := range p.Plans() {
 		comps := comparisons(q.QueryPlan)
 		for _, ta := range accessedTables(q.QueryPlan) {
 			t := findTable(p.Catalog, ta.Object)
-			if t == nil {
+			if t == nil || keep != nil && !keep(ta) {
 				continue
 			}
 			tc := onTable(comps, ta.Object)
@@ -131,7 +141,7 @@ func runFilteredIndexParameterized(p *Pass) {
 				if ix.Filter == nil || readsIndex(q.QueryPlan, ta.Object, ix.Name) {
 					continue
 				}
-				checkParameterizedFilter(p, q, ta, t, ix, tc)
+				check(p, q, ta, t, ix, tc)
 			}
 		}
 	}
@@ -226,7 +236,7 @@ func checkParameterizedFilter(p *Pass, q plan.LabeledPlan, ta tableAccess, t *ca
 		fmt.Fprintf(&b, "; the plan reads %s with %s (node %d)", objectName(alt.Access.Object()), alt.DisplayName(), alt.NodeID)
 		if read > 0 {
 			ev[strings.ReplaceAll(readKind, " ", "_")] = read
-			fmt.Fprintf(&b, " over %s %s", count(read), readKind)
+			fmt.Fprintf(&b, " over %s %s", units.Count(read), readKind)
 		}
 		if read >= p.Param("error_table_rows") && !strings.Contains(alt.PhysicalOp, "Seek") {
 			sev = Error
@@ -246,7 +256,7 @@ func describeSizes(b *strings.Builder, ev map[string]any, t *catalog.Table, ix *
 		return
 	}
 	ev["index_rows"], ev["index_pages"] = ix.Size.Rows, ix.Size.UsedPages
-	fmt.Fprintf(b, "; %s holds %s rows in %s pages", ix.Name, count(float64(ix.Size.Rows)), count(float64(ix.Size.UsedPages)))
+	fmt.Fprintf(b, "; %s holds %s rows in %s pages", ix.Name, units.Count(float64(ix.Size.Rows)), units.Count(float64(ix.Size.UsedPages)))
 	if alt == nil {
 		return
 	}
@@ -255,7 +265,7 @@ func describeSizes(b *strings.Builder, ev map[string]any, t *catalog.Table, ix *
 		return
 	}
 	ev["replacement_pages"] = other.Size.UsedPages
-	fmt.Fprintf(b, " against %s pages in %s", count(float64(other.Size.UsedPages)), other.Name)
+	fmt.Fprintf(b, " against %s pages in %s", units.Count(float64(other.Size.UsedPages)), other.Name)
 }
 
 func parameterizedFix(p *Pass, q *plan.QueryPlan, cause paramCause, hit *comparison, ix *catalog.Index) string {
@@ -265,7 +275,7 @@ func parameterizedFix(p *Pass, q *plan.QueryPlan, cause paramCause, hit *compari
 	}
 	recompile := "add OPTION (RECOMPILE) to this statement if a compile per execution is acceptable"
 	if q.CompileCPUMs > 0 {
-		recompile += fmt.Sprintf(" (this plan took %s ms of compile CPU)", count(q.CompileCPUMs))
+		recompile += fmt.Sprintf(" (this plan took %s ms of compile CPU)", units.Count(q.CompileCPUMs))
 	}
 	switch cause.kind {
 	case "forced":

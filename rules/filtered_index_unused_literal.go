@@ -38,22 +38,7 @@ var FilteredIndexUnusedLiteral = &Rule{
 }
 
 func runFilteredIndexUnusedLiteral(p *Pass) {
-	for _, q := range p.Plans() {
-		comps := comparisons(q.QueryPlan)
-		for _, ta := range accessedTables(q.QueryPlan) {
-			t := findTable(p.Catalog, ta.Object)
-			if t == nil || mainAccess(ta) == nil {
-				continue
-			}
-			tc := onTable(comps, ta.Object)
-			for _, ix := range t.FilteredIndexes() {
-				if ix.Filter == nil || readsIndex(q.QueryPlan, ta.Object, ix.Name) {
-					continue
-				}
-				checkUnusedLiteral(p, q, ta, t, ix, tc)
-			}
-		}
-	}
+	unusedFilteredIndexes(p, func(ta tableAccess) bool { return mainAccess(ta) != nil }, checkUnusedLiteral)
 }
 
 func checkUnusedLiteral(p *Pass, q plan.LabeledPlan, ta tableAccess, t *catalog.Table, ix *catalog.Index, tc []comparison) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -194,13 +195,13 @@ func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, r *indexRead) (Finding,
 		ev["factor"], ev["direction"] = round(sk.Factor, 1), dir
 		describeFreshness(&b, ev, fr)
 		fmt.Fprintf(&b, ", and %s (node %d) read %s rows where they predicted %s (%s× %s)",
-			reader.DisplayName(), reader.NodeID, count(sk.ActualAll), count(sk.EstimatedAll), count(sk.Factor), dir)
+			reader.DisplayName(), reader.NodeID, units.Count(sk.ActualAll), units.Count(sk.EstimatedAll), units.Count(sk.Factor), dir)
 		sev = Warning
 	case growth >= skewMin:
 		ev["growth_factor"] = round(growth, 1)
 		describeFreshness(&b, ev, fr)
 		fmt.Fprintf(&b, "; the index holds %s rows now (%s× %s), so %s (node %d) is compiled for a subset of another size",
-			count(fr.nowRows), count(growth), map[bool]string{true: "more", false: "fewer"}[fr.nowRows > fr.builtRows], reader.DisplayName(), reader.NodeID)
+			units.Count(fr.nowRows), units.Count(growth), map[bool]string{true: "more", false: "fewer"}[fr.nowRows > fr.builtRows], reader.DisplayName(), reader.NodeID)
 		sev = Warning
 	case stale && r.stats != nil && (fr.builtRows < 0 || fr.nowRows < 0): // size unknown: modifications hint at change
 		est := reader.EstimateRows
@@ -213,7 +214,7 @@ func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, r *indexRead) (Finding,
 		}
 		ev["estimated_rows"], ev["modification_ratio"] = round(est, 1), round(ratio, 1)
 		describeFreshness(&b, ev, fr)
-		fmt.Fprintf(&b, ", %s× the %s rows %s (node %d) expects from them", count(ratio), count(est), reader.DisplayName(), reader.NodeID)
+		fmt.Fprintf(&b, ", %s× the %s rows %s (node %d) expects from them", units.Count(ratio), units.Count(est), reader.DisplayName(), reader.NodeID)
 	default:
 		return Finding{}, false
 	}
@@ -230,13 +231,13 @@ func staleStatisticsFinding(p *Pass, q plan.LabeledPlan, r *indexRead) (Finding,
 // what is known of their age.
 func describeFreshness(b *strings.Builder, ev map[string]any, fr freshness) {
 	if fr.builtRows >= 0 {
-		fmt.Fprintf(b, " were built when it held %s rows", count(fr.builtRows))
+		fmt.Fprintf(b, " were built when it held %s rows", units.Count(fr.builtRows))
 		ev["statistics_rows"] = int64(fr.builtRows)
 		if fr.known {
-			fmt.Fprintf(b, " and have counted %s modifications since", count(fr.modifications))
+			fmt.Fprintf(b, " and have counted %s modifications since", units.Count(fr.modifications))
 		}
 	} else if fr.known {
-		fmt.Fprintf(b, " have %s modifications since their last update", count(fr.modifications))
+		fmt.Fprintf(b, " have %s modifications since their last update", units.Count(fr.modifications))
 	}
 	if fr.known {
 		ev["modification_count"] = int64(fr.modifications)
@@ -280,16 +281,16 @@ func describeThreshold(b *strings.Builder, ev map[string]any, fr freshness, rows
 	ev["auto_update_threshold"] = int64(math.Round(t))
 	if !fr.known || fr.modifications < t {
 		fmt.Fprintf(b, ": the automatic update waits for about %s modifications, a threshold computed from all %s rows of the table, not from the filtered subset",
-			count(t), count(rows))
+			units.Count(t), units.Count(rows))
 		return
 	}
 	if fr.fromPlan {
 		fmt.Fprintf(b, ": that is past the automatic-update threshold (about %s for the table's %s rows) at compile time, so AUTO_UPDATE_STATISTICS is off or asynchronous for this database",
-			count(t), count(rows))
+			units.Count(t), units.Count(rows))
 		return
 	}
 	fmt.Fprintf(b, ": that is past the automatic-update threshold (about %s for the table's %s rows), so the next compile that loads them updates them unless AUTO_UPDATE_STATISTICS is off; plans compiled before keep the old estimates",
-		count(t), count(rows))
+		units.Count(t), units.Count(rows))
 }
 
 func init() { register(FilteredStatisticsStale) }

@@ -9,34 +9,6 @@ import (
 	"github.com/planlint/planlint/plan"
 )
 
-// count formats a row or execution count with thousands separators,
-// rounding fractional estimates.
-func count(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "?"
-	}
-	if v > 0 && v < 10 && v != math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	if math.Abs(v) >= 1e18 { // past what int64 holds exactly enough to group
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // percent formats a share in [0,1] as a whole percentage.
 func percent(share float64) string {
 	p := math.Round(share * 100)
@@ -347,20 +319,62 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
+// Elapsed times come from QueryTimeStats (actual plans from SQL Server 2014
+// SP2 and 2016 on) or from the operators' runtime counters. In row mode an
+// operator's time includes the operators below it; in batch mode it is its
+// own, so the statement's time is the longest of them, not the root's.
+
+// queryTimeMs is QueryTimeStats/@ElapsedTime of a plan, and whether the
+// plan carries QueryTimeStats.
+func queryTimeMs(q *plan.QueryPlan) (float64, bool) {
+	if q == nil || q.QueryTime == nil {
+		return 0, false
+	}
+	return q.QueryTime.ElapsedTimeMs, true
+}
+
+// elapsedMs is the operator's actual elapsed time in milliseconds, and
+// whether the plan carried it.
+func elapsedMs(n *plan.RelOp) (float64, bool) {
+	if n == nil || n.RunTime == nil || !n.RunTime.HasTiming {
+		return 0, false
+	}
+	return float64(n.RunTime.ElapsedMs), true
+}
+
+// longestOperatorMs is the longest elapsed time of any operator of the
+// plan, and whether any carried one.
+func longestOperatorMs(q *plan.QueryPlan) (float64, bool) {
+	best, timed := 0.0, false
+	for _, n := range q.Nodes {
+		if t, ok := elapsedMs(n); ok {
+			best, timed = math.Max(best, t), true
+		}
+	}
+	return best, timed
+}
+
+// planElapsedMs is the elapsed time of one plan (a statement's or a cursor
+// operation's): QueryTimeStats/@ElapsedTime when above zero, else the
+// longest operator's, and whether either is known.
+func planElapsedMs(q *plan.QueryPlan) (float64, bool) {
+	if t, ok := queryTimeMs(q); ok && t > 0 {
+		return t, true
+	}
+	return longestOperatorMs(q)
+}
+
 // statementElapsedMs is the statement's elapsed time on an actual plan:
-// QueryTimeStats/@ElapsedTime, else the longest elapsed time of any of its
-// operators (a row-mode root's time includes everything below it); -1 when
-// the plan carries no timings.
+// QueryTimeStats/@ElapsedTime, else the longest elapsed time of any
+// operator of its plans; -1 when the plan carries no timings.
 func statementElapsedMs(s *plan.Statement) float64 {
-	if s.QueryPlan != nil && s.QueryPlan.QueryTime != nil && s.QueryPlan.QueryTime.ElapsedTimeMs > 0 {
-		return s.QueryPlan.QueryTime.ElapsedTimeMs
+	if t, ok := queryTimeMs(s.QueryPlan); ok && t > 0 {
+		return t
 	}
 	best := -1.0
 	for _, q := range s.Plans() {
-		for _, n := range q.Nodes {
-			if rt := n.RunTime; rt != nil && rt.HasTiming {
-				best = math.Max(best, float64(rt.ElapsedMs))
-			}
+		if t, ok := longestOperatorMs(q.QueryPlan); ok {
+			best = math.Max(best, t)
 		}
 	}
 	return best

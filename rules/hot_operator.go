@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -75,20 +76,20 @@ func reportHot(p *Pass, q *plan.QueryPlan, n *plan.RelOp, share, elapsed float64
 	if o := n.Access.Object(); o.Table != "" {
 		fmt.Fprintf(&b, " on %s", objectName(o))
 	}
-	fmt.Fprintf(&b, " took %s ms of its own, %s of the statement's %s ms", count(float64(t.SelfElapsedMs)), percent(share), count(elapsed))
+	fmt.Fprintf(&b, " took %s ms of its own, %s of the statement's %s ms", units.Count(float64(t.SelfElapsedMs)), percent(share), units.Count(elapsed))
 	if rt.ActiveThreads() > 1 {
-		fmt.Fprintf(&b, " (slowest of %d threads; %s ms CPU in all)", rt.ActiveThreads(), count(float64(t.SelfCPUMs)))
+		fmt.Fprintf(&b, " (slowest of %d threads; %s ms CPU in all)", rt.ActiveThreads(), units.Count(float64(t.SelfCPUMs)))
 	}
-	fmt.Fprintf(&b, ": %s rows", count(rows))
+	fmt.Fprintf(&b, ": %s rows", units.Count(rows))
 	if execs > 1 {
-		fmt.Fprintf(&b, " over %s executions", count(execs))
+		fmt.Fprintf(&b, " over %s executions", units.Count(execs))
 	}
 	if rt.HasRowsRead && rt.ActualRowsRead > int64(rows) {
 		ev["actual_rows_read"] = rt.ActualRowsRead
-		fmt.Fprintf(&b, ", %s rows read", count(float64(rt.ActualRowsRead)))
+		fmt.Fprintf(&b, ", %s rows read", units.Count(float64(rt.ActualRowsRead)))
 	}
 	if rt.LogicalReads > 0 {
-		fmt.Fprintf(&b, ", %s logical reads", count(float64(rt.LogicalReads)))
+		fmt.Fprintf(&b, ", %s logical reads", units.Count(float64(rt.LogicalReads)))
 	}
 	f := Finding{Severity: Info, NodeID: Node(n.NodeID), Evidence: ev}
 	fix, concrete := hotFix(n, execs, rows, &b, f.Evidence)
@@ -111,7 +112,7 @@ func hotFix(n *plan.RelOp, execs, rows float64, b *strings.Builder, ev map[strin
 		fmt.Fprintf(b, "; it runs once per outer row of the Nested Loops join above it")
 		if !scan {
 			return fmt.Sprintf("the %s executions come from the join's outer input: check its estimate, and test a hash join "+
-				"(OPTION (HASH JOIN)), which reads %s once", count(execs), objectName(o)), true
+				"(OPTION (HASH JOIN)), which reads %s once", units.Count(execs), objectName(o)), true
 		}
 		if cols := predicateColumns(o, n, loopAbove(n)); len(cols) > 0 {
 			x := indexDDL{Schema: o.Schema, Table: o.Table, Keys: cols}
@@ -129,7 +130,7 @@ func hotFix(n *plan.RelOp, execs, rows float64, b *strings.Builder, ev map[strin
 				rewrite = fmt.Sprintf("first rewrite %s so the column stands alone (no function or conversion around it), then ", clip(w))
 			}
 			return fmt.Sprintf("the operator reads %s rows to return %s: %san index on its predicate columns lets it seek: %s",
-				count(float64(n.RunTime.ActualRowsRead)), count(rows), rewrite, x.String()), true
+				units.Count(float64(n.RunTime.ActualRowsRead)), units.Count(rows), rewrite, x.String()), true
 		}
 	}
 	return "look at what this operator does per row (its predicate, the columns it computes) and whether fewer rows can reach it", false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -223,7 +224,7 @@ func reportConversions(p *Pass, q plan.LabeledPlan, n *plan.RelOp, cs []columnCo
 	} else if vol, ok := accessVolume(n); ok && isSeekOrScan(n) {
 		vol.evidence(ev)
 		fmt.Fprintf(&b, ", so %s on %s tests every row: it read %s rows (%s) to return %s", n.DisplayName(), objectName(n.Access.Object()),
-			count(vol.Read), vol.Kind, count(vol.Returned))
+			units.Count(vol.Read), vol.Kind, units.Count(vol.Returned))
 		// Only SQL Server's Seek Plan warning says the conversion kept
 		// an index from being sought; without it the scan may have
 		// other causes (no index on the column at all).
@@ -239,7 +240,7 @@ func reportConversions(p *Pass, q plan.LabeledPlan, n *plan.RelOp, cs []columnCo
 		fmt.Fprintf(&b, " in the %s of %s", cs[0].Where, n.DisplayName())
 	}
 	if sk, ok := n.EstimateSkew(); ok && sk.Factor >= p.Param("misestimate_factor") && maxf(sk.EstimatedAll, sk.ActualAll) >= p.Param("misestimate_min_rows") {
-		fmt.Fprintf(&b, "; the estimate was %s rows against %s actual", count(sk.EstimatedAll), count(sk.ActualAll))
+		fmt.Fprintf(&b, "; the estimate was %s rows against %s actual", units.Count(sk.EstimatedAll), units.Count(sk.ActualAll))
 		ev["estimated_rows"], ev["actual_rows"] = round(sk.EstimatedAll, 1), round(sk.ActualAll, 1)
 		if sev < Warning {
 			sev = Warning

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -152,7 +153,7 @@ func reportResidualJoinOr(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, or *plan.
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s tests the OR join predicate %s row by row: %s outer rows × %s inner rows per execution = %s pairs (%s)",
-		nl.DisplayName(), strings.Join(texts, " OR "), count(outerRows), count(perExec), count(pairs), kind)
+		nl.DisplayName(), strings.Join(texts, " OR "), units.Count(outerRows), units.Count(perExec), units.Count(pairs), kind)
 	sev := Info
 	if ms, ok := elapsedMs(nl); ok {
 		sev = gradeByTime(p, q.QueryPlan, ms, "the join", false, ev, &b)
@@ -276,17 +277,10 @@ func mergeIntervalJoinOr(p *Pass, q plan.LabeledPlan, mi *plan.RelOp) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the join predicate is an OR over %s: for every outer row (%s, %s) the Merge Interval at node %d builds one seek range per branch and %s (node %d) seeks %s on %s once per range",
-		quoteList(names), count(execs), kind, mi.NodeID, seek.DisplayName(), seek.NodeID, target, strings.Join(seekCols, ", "))
+		quoteList(names), units.Count(execs), kind, mi.NodeID, seek.DisplayName(), seek.NodeID, target, strings.Join(seekCols, ", "))
 	sev := Info
 	if ms, ok := elapsedMs(loop); ok {
-		ev["elapsed_ms"] = ms
-		fmt.Fprintf(&b, "; the seeks took %s", seconds(ms))
-		switch {
-		case ms >= p.Param("error_ms"):
-			sev = Error
-		case ms >= p.Param("warn_ms"):
-			sev = Warning
-		}
+		sev = gradeByTime(p, q.QueryPlan, ms, "the seeks", false, ev, &b)
 	}
 	var branchesText []string
 	col := "key"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -147,7 +148,7 @@ func reportLookup(p *Pass, q plan.LabeledPlan, n *plan.RelOp, sorts []*plan.RelO
 		ev["outer_index"] = oo.Index
 		fmt.Fprintf(&b, " for rows from %s %s (node %d)", outer.DisplayName(), oo.Index, outer.NodeID)
 	}
-	fmt.Fprintf(&b, "; %s executions (%s), %s of the statement (%s)", count(execs), execKind, percent(share), shareKind)
+	fmt.Fprintf(&b, "; %s executions (%s), %s of the statement (%s)", units.Count(execs), execKind, percent(share), shareKind)
 	if outer != nil && (outer.Access.ForcedIndex || outer.Access.ForceSeek) {
 		var hints []string
 		if outer.Access.ForcedIndex {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -204,7 +205,7 @@ func checkLateFilter(p *Pass, q plan.LabeledPlan, f *plan.RelOp) {
 		ev["cursor_operation"] = q.Label
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Filter %s keeps %s of %s rows (%s, %s) produced by %s (node %d)", pred, count(outRows), count(inRows), kind, percent(kept), below.DisplayName(), below.NodeID)
+	fmt.Fprintf(&b, "Filter %s keeps %s of %s rows (%s, %s) produced by %s (node %d)", pred, units.Count(outRows), units.Count(inRows), kind, percent(kept), below.DisplayName(), below.NodeID)
 
 	movable := false
 	var fix string
@@ -270,13 +271,8 @@ func checkLateFilter(p *Pass, q plan.LabeledPlan, f *plan.RelOp) {
 		if ms, ok := elapsedMs(input); ok {
 			wasted := ms * (1 - kept)
 			ev["wasted_ms"] = round(wasted, 0)
-			fmt.Fprintf(&b, "; about %s of the input's %s went into discarded rows", seconds(wasted), seconds(ms))
-			switch {
-			case wasted >= p.Param("error_ms"):
-				sev = Error
-			case wasted >= p.Param("warn_ms"):
-				sev = Warning
-			}
+			fmt.Fprintf(&b, "; about %s of the input's %s went into discarded rows", units.Ms(wasted), units.Ms(ms))
+			sev = timeSeverity(p, wasted)
 		} else if discarded >= p.Param("warn_rows") {
 			sev = Warning
 		}

@@ -4,37 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
-
-// elapsedMs is the operator's actual elapsed time in milliseconds, and
-// whether the plan carried it. In row mode it includes the operators below.
-func elapsedMs(n *plan.RelOp) (float64, bool) {
-	if n == nil || n.RunTime == nil || !n.RunTime.HasTiming {
-		return 0, false
-	}
-	return float64(n.RunTime.ElapsedMs), true
-}
-
-// planElapsedMs is the statement's elapsed time from QueryTimeStats,
-// else the root operator's, and whether either is known.
-func planElapsedMs(q *plan.QueryPlan) (float64, bool) {
-	if q.QueryTime != nil && q.QueryTime.ElapsedTimeMs > 0 {
-		return q.QueryTime.ElapsedTimeMs, true
-	}
-	return elapsedMs(q.Root)
-}
-
-// seconds renders milliseconds as seconds for messages.
-func seconds(ms float64) string {
-	switch {
-	case ms < 1000:
-		return fmt.Sprintf("%.0f ms", ms)
-	case ms < 10000:
-		return fmt.Sprintf("%.1f s", ms/1000)
-	}
-	return count(ms/1000) + " s"
-}
 
 // isJoin reports the physical join operators.
 func isJoin(n *plan.RelOp) bool {
@@ -160,14 +132,28 @@ func priorOnSubtree(p *Pass, q plan.LabeledPlan, rule string, n *plan.RelOp, kee
 // evidence ("; <what> took 1.2 s of the statement's 3.4 s") and grades it
 // by the rule's error_ms and warn_ms; withTotal adds the statement's time.
 func gradeByTime(p *Pass, q *plan.QueryPlan, ms float64, what string, withTotal bool, ev map[string]any, b *strings.Builder) Severity {
+	fmt.Fprintf(b, "; %s took ", what)
+	return gradeTime(p, q, ms, withTotal, ev, b)
+}
+
+// gradeTime writes a measured time ("1.2 s", with withTotal "1.2 s of the
+// statement's 3.4 s"), keeps it in the evidence (elapsed_ms,
+// statement_elapsed_ms) and grades it with timeSeverity.
+func gradeTime(p *Pass, q *plan.QueryPlan, ms float64, withTotal bool, ev map[string]any, b *strings.Builder) Severity {
 	ev["elapsed_ms"] = ms
-	fmt.Fprintf(b, "; %s took %s", what, seconds(ms))
+	b.WriteString(units.Ms(ms))
 	if withTotal {
 		if total, ok := planElapsedMs(q); ok && total > 0 {
 			ev["statement_elapsed_ms"] = total
-			fmt.Fprintf(b, " of the statement's %s", seconds(total))
+			fmt.Fprintf(b, " of the statement's %s", units.Ms(total))
 		}
 	}
+	return timeSeverity(p, ms)
+}
+
+// timeSeverity grades a measured time by the rule's error_ms and warn_ms
+// parameters: error, warning, else info.
+func timeSeverity(p *Pass, ms float64) Severity {
 	switch {
 	case ms >= p.Param("error_ms"):
 		return Error

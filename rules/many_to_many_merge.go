@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -91,7 +92,7 @@ func reportManyToManyMerge(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is many-to-many: neither %s nor %s is known to be unique on the join columns, so duplicates go through a worktable in tempdb; %s outer rows and %s inner rows produced %s rows (%s)",
-		n.DisplayName(), oDesc, iDesc, count(oRows), count(iRows), count(out), kind)
+		n.DisplayName(), oDesc, iDesc, units.Count(oRows), units.Count(iRows), units.Count(out), kind)
 
 	sev := Info
 	if total, ok := elapsedMs(n); ok {
@@ -105,13 +106,8 @@ func reportManyToManyMerge(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 			own = 0
 		}
 		ev["own_elapsed_ms"] = own
-		fmt.Fprintf(&b, "; the join itself took %s", seconds(own))
-		switch {
-		case own >= p.Param("error_ms"):
-			sev = Error
-		case own >= p.Param("warn_ms"):
-			sev = Warning
-		}
+		fmt.Fprintf(&b, "; the join itself took %s", units.Ms(own))
+		sev = timeSeverity(p, own)
 	} else {
 		share := costShare(q.QueryPlan, n)
 		ev["cost_share"] = round(share, 3)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -67,9 +68,9 @@ func runMemoryGrant(p *Pass) {
 			return
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "the plan asks for a %s memory grant (DesiredMemory)", kb(desired))
+		fmt.Fprintf(&b, "the plan asks for a %s memory grant (DesiredMemory)", units.KB(desired))
 		if g.RequestedKB > 0 && g.RequestedKB < desired {
-			fmt.Fprintf(&b, ", capped at a request of %s", kb(g.RequestedKB))
+			fmt.Fprintf(&b, ", capped at a request of %s", units.KB(g.RequestedKB))
 		}
 		ev := map[string]any{"desired_kb": desired, "requested_kb": g.RequestedKB}
 		cons := grantConsumers(q)
@@ -133,25 +134,25 @@ func runMemoryGrant(p *Pass) {
 			sev = Error
 		}
 		fmt.Fprintf(&b, "the query waited %s for its memory grant (%s) before it could start; it was granted %s and used %s (%s)",
-			secondsText(wait), waitSource, kb(granted), kb(used), percent(share))
+			secondsText(wait), waitSource, units.KB(granted), units.KB(used), percent(share))
 		if excessive {
-			fmt.Fprintf(&b, ", so %s of it stayed idle", kb(granted-used))
+			fmt.Fprintf(&b, ", so %s of it stayed idle", units.KB(granted-used))
 		}
 		if qt := q.QueryTime; qt != nil {
-			fmt.Fprintf(&b, "; QueryTimeStats gives %s elapsed", ms(qt.ElapsedTimeMs))
+			fmt.Fprintf(&b, "; QueryTimeStats gives %s elapsed", units.Ms(qt.ElapsedTimeMs))
 		}
 	case excessive:
 		sev = Warning
 		fmt.Fprintf(&b, "memory grant of %s, of which %s (%s) was used: %s stayed reserved and idle for the whole execution",
-			kb(granted), kb(used), percent(share), kb(granted-used))
+			units.KB(granted), units.KB(used), percent(share), units.KB(granted-used))
 	case grew && !bigUsed:
 		fmt.Fprintf(&b, "the query needed more memory than its grant (MemoryGrantWarning %s: requested %s, granted %s, used %s)",
-			warning.Kind, kb(warning.RequestedKB), kb(warning.GrantedKB), kb(warning.MaxUsedKB))
+			warning.Kind, units.KB(warning.RequestedKB), units.KB(warning.GrantedKB), units.KB(warning.MaxUsedKB))
 	default:
-		fmt.Fprintf(&b, "large memory grant of %s, %s of it used", kb(granted), percent(share))
+		fmt.Fprintf(&b, "large memory grant of %s, %s of it used", units.KB(granted), percent(share))
 	}
 	if g.MaxQueryMemoryKB > 0 && granted >= 0.9*g.MaxQueryMemoryKB && g.DesiredKB > granted {
-		fmt.Fprintf(&b, "; the grant is the most one query may get (MaxQueryMemory %s) while the plan desired %s", kb(g.MaxQueryMemoryKB), kb(g.DesiredKB))
+		fmt.Fprintf(&b, "; the grant is the most one query may get (MaxQueryMemory %s) while the plan desired %s", units.KB(g.MaxQueryMemoryKB), units.KB(g.DesiredKB))
 	}
 	if g.FeedbackAdjusted != "" {
 		fmt.Fprintf(&b, "; memory grant feedback: %s", g.FeedbackAdjusted)
@@ -246,18 +247,18 @@ func describeConsumers(b *strings.Builder, cons []grantConsumer, ev map[string]a
 			what = "(optimized: it sorts batches of its outer rows) over"
 		}
 		s := fmt.Sprintf("%s (node %d) %s %s estimated rows of %s bytes (%s)", c.op.DisplayName(), c.op.NodeID, what,
-			count(c.estRows), count(c.input.AvgRowSize), kb(c.estKB))
+			units.Count(c.estRows), units.Count(c.input.AvgRowSize), units.KB(c.estKB))
 		e := map[string]any{"node_id": c.op.NodeID, "operator": c.op.DisplayName(), "estimated_rows": round(c.estRows, 1),
 			"row_size": c.input.AvgRowSize, "estimated_kb": round(c.estKB, 0)}
 		if c.fraction > 0 {
 			e["memory_fraction"] = round(c.fraction, 4)
 		}
 		if c.hasActual {
-			s += fmt.Sprintf(", actual %s rows", count(c.actRows))
+			s += fmt.Sprintf(", actual %s rows", units.Count(c.actRows))
 			e["actual_rows"] = int64(c.actRows)
 		}
 		if c.hasUsedMem {
-			s += fmt.Sprintf(", %s used", kb(float64(c.usedKB)))
+			s += fmt.Sprintf(", %s used", units.KB(float64(c.usedKB)))
 			e["used_memory_kb"] = c.usedKB
 		}
 		parts = append(parts, s)
@@ -289,12 +290,12 @@ func grantFix(cons []grantConsumer, g *plan.MemoryGrantInfo, grantKB, capKB floa
 		switch {
 		case loops != nil && others < 0.1*grantKB:
 			fixes = append(fixes, fmt.Sprintf("most of the grant is the reservation of the optimized nested loops join %s (node %d) for sorting its outer rows (the inputs of the sorts and hashes come to %s): OPTION (USE HINT ('DISABLE_OPTIMIZED_NESTED_LOOP')) removes it",
-				loops.DisplayName(), loops.NodeID, kb(others)))
+				loops.DisplayName(), loops.NodeID, units.KB(others)))
 		case c.hasActual && c.estRows >= 10*math.Max(c.actRows, 1):
 			fixes = append(fixes, fmt.Sprintf("fix the estimate that sized the grant: %s expected %s input rows and received %s (statistics, the predicate, compiled parameter values of the operators below it)",
-				where, count(c.estRows), count(c.actRows)))
+				where, units.Count(c.estRows), units.Count(c.actRows)))
 		case c.input.AvgRowSize >= 500:
-			fixes = append(fixes, fmt.Sprintf("narrow the %s-byte rows %s holds: select only the columns needed and fetch wide columns after it", count(c.input.AvgRowSize), where))
+			fixes = append(fixes, fmt.Sprintf("narrow the %s-byte rows %s holds: select only the columns needed and fetch wide columns after it", units.Count(c.input.AvgRowSize), where))
 		default:
 			fixes = append(fixes, fmt.Sprintf("reduce the rows or the width of what %s holds (filter earlier, select fewer columns)", where))
 		}
@@ -305,7 +306,7 @@ func grantFix(cons []grantConsumer, g *plan.MemoryGrantInfo, grantKB, capKB floa
 		pct := math.Max(0.1, math.Ceil(25*capKB/g.MaxQueryMemoryKB*10)/10)
 		if pct < 25 {
 			fixes = append(fixes, fmt.Sprintf("as a cap, OPTION (MAX_GRANT_PERCENT = %g) allows about %s, twice what it used (assuming the default 25%% request_max_memory_grant_percent)",
-				pct, kb(pct/25*g.MaxQueryMemoryKB)))
+				pct, units.KB(pct/25*g.MaxQueryMemoryKB)))
 		}
 	}
 	if len(fixes) == 0 {
@@ -319,7 +320,7 @@ func secondsText(s float64) string {
 	if s == 1 {
 		return "1 second"
 	}
-	return count(s) + " seconds"
+	return units.Count(s) + " seconds"
 }
 
 func init() { register(MemoryGrant) }

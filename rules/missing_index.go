@@ -51,7 +51,8 @@ var MissingIndex = &Rule{
 			"before adding an index to a write-heavy table.",
 		References: []string{"https://learn.microsoft.com/sql/relational-databases/indexes/tune-nonclustered-missing-index-suggestions"},
 	},
-	Run: runMissingIndex,
+	Run:   runMissingIndex,
+	facts: missingIndexFacts,
 }
 
 // missingIndexKey identifies a request: the table and its column groups,
@@ -114,12 +115,26 @@ func runMissingIndex(p *Pass) {
 		if merged[r.Key] || systemObject(r.Index.Database, r.Index.Schema) {
 			continue
 		}
-		others, first := sameRequestElsewhere(p, r.Key)
-		if !first {
-			continue // reported on the first statement that carries it
-		}
-		reportMissingIndex(p, r, others)
+		m := prepareMissingIndex(p, r)
+		p.across(func(p *Pass, fs *facts) {
+			others, first := sameRequestElsewhere(p, fs, m.key)
+			if first { // else reported on the first statement that carries it
+				p.Report(m.finding(others))
+			}
+		})
 	}
+}
+
+// missingIndexFacts are the keys of a statement's requests.
+func missingIndexFacts(p *Pass) any {
+	var keys []string
+	for _, r := range statementRequests(p.Statement) {
+		keys = append(keys, r.Key)
+	}
+	if keys == nil {
+		return nil
+	}
+	return keys
 }
 
 // proposedIndexes collects the indexes (table and key columns) that the
@@ -142,31 +157,74 @@ func indexKey(table string, keys []string) string {
 	return strings.ToLower(table + "(" + strings.Join(keys, ",") + ")")
 }
 
-// sameRequestElsewhere lists the other statements of the document with the
+// sameRequestElsewhere lists the other statements of the file with the
 // same request, and whether this statement is the first to carry it.
-func sameRequestElsewhere(p *Pass, key string) (others []*plan.Statement, first bool) {
-	first = true
-	if p.Document == nil {
-		return nil, true
+func sameRequestElsewhere(p *Pass, fs *facts, key string) (others []fact, first bool) {
+	type carriers struct {
+		facts []fact
+		least int // the lowest ordinal among them
 	}
-	for _, s := range p.Document.Statements() {
-		if s == p.Statement {
-			continue
-		}
-		for _, r := range statementRequests(s) {
-			if r.Key == key {
-				others = append(others, s)
-				if s.Ordinal < p.Statement.Ordinal {
-					first = false
+	byKey := fs.index("key", func(all []fact) any {
+		m := map[string]*carriers{}
+		for _, f := range all {
+			for _, k := range f.Value.([]string) {
+				c := m[k]
+				if c == nil {
+					c = &carriers{least: f.Ordinal}
+					m[k] = c
 				}
-				break
+				c.facts = append(c.facts, f)
+				c.least = min(c.least, f.Ordinal)
 			}
 		}
+		return m
+	}).(map[string]*carriers)
+	c := byKey[key]
+	if c == nil {
+		return nil, true
 	}
-	return others, first
+	if c.least < p.Statement.Ordinal {
+		return nil, false
+	}
+	for _, f := range c.facts {
+		if f.Ordinal != p.Statement.Ordinal {
+			others = append(others, f)
+		}
+	}
+	return others, true
 }
 
-func reportMissingIndex(p *Pass, r requestAt, others []*plan.Statement) {
+// missingIndexReport is a request's finding but for the other statements
+// that repeat it, which only the whole file tells.
+type missingIndexReport struct {
+	key        string
+	head, tail string // the message before and after the repeats
+	f          Finding
+}
+
+// finding completes the report with the statements that repeat the request.
+func (m missingIndexReport) finding(others []fact) Finding {
+	f := m.f
+	f.Evidence = make(map[string]any, len(m.f.Evidence)+1)
+	for k, v := range m.f.Evidence {
+		f.Evidence[k] = v
+	}
+	f.Message = m.head
+	if len(others) > 0 {
+		var ids []string
+		var ords []int
+		for _, s := range others {
+			ids = append(ids, strconv.Itoa(s.ID))
+			ords = append(ords, s.Ordinal)
+		}
+		f.Evidence["also_requested_by_statements"] = ords
+		f.Message += fmt.Sprintf("; the same request appears in %d other %s of this file (statement %s)", len(others), plural(len(others), "statement"), strings.Join(ids, ", "))
+	}
+	f.Message += m.tail
+	return f
+}
+
+func prepareMissingIndex(p *Pass, r requestAt) missingIndexReport {
 	mi := r.Index
 	mi.Table = tempTableName(mi.Table)
 	o := plan.ObjectRef{Database: mi.Database, Schema: mi.Schema, Table: mi.Table}
@@ -193,16 +251,8 @@ func reportMissingIndex(p *Pass, r requestAt, others []*plan.Statement) {
 		groups = append(groups, fmt.Sprintf("include %d %s", len(mi.Include), plural(len(mi.Include), "column")))
 	}
 	b.WriteString(strings.Join(groups, "; "))
-	if len(others) > 0 {
-		var ids []string
-		var ords []int
-		for _, s := range others {
-			ids = append(ids, strconv.Itoa(s.ID))
-			ords = append(ords, s.Ordinal)
-		}
-		ev["also_requested_by_statements"] = ords
-		fmt.Fprintf(&b, "; the same request appears in %d other %s of this file (statement %s)", len(others), plural(len(others), "statement"), strings.Join(ids, ", "))
-	}
+	m := missingIndexReport{key: r.Key, head: b.String()}
+	var tail strings.Builder
 
 	sev := missingIndexSeverity(p, r.Impact, r.Plan.QueryPlan)
 	x := indexDDL{Schema: mi.Schema, Table: mi.Table, Keys: keys, Include: append([]string{}, mi.Include...)}
@@ -211,10 +261,11 @@ func reportMissingIndex(p *Pass, r requestAt, others []*plan.Statement) {
 		if ix, missing := existingWithKeys(t, mi); ix != nil {
 			ev["existing_index"] = ix.Name
 			if len(missing) == 0 {
-				fmt.Fprintf(&b, "; index %s already has these keys and columns, so the plan was compiled before it existed or does not use it", ix.Name)
-				p.Report(Finding{Severity: Info, Message: b.String(),
-					Fix: "recompile the statement (sp_recompile on its module, or OPTION (RECOMPILE) to test) and check why " + ix.Name + " is not chosen", Evidence: ev})
-				return
+				fmt.Fprintf(&tail, "; index %s already has these keys and columns, so the plan was compiled before it existed or does not use it", ix.Name)
+				m.tail = tail.String()
+				m.f = Finding{Severity: Info, Evidence: ev,
+					Fix: "recompile the statement (sp_recompile on its module, or OPTION (RECOMPILE) to test) and check why " + ix.Name + " is not chosen"}
+				return m
 			}
 			x = extendIndex(t, ix, missing)
 			fix = fmt.Sprintf("extend %s, which already has these keys, rather than adding a near-duplicate: %s", ix.Name, x.String())
@@ -223,11 +274,13 @@ func reportMissingIndex(p *Pass, r requestAt, others []*plan.Statement) {
 	if w := int(p.Param("wide_include")); len(mi.Include) > w {
 		narrow := indexDDL{Schema: mi.Schema, Table: mi.Table, Keys: keys}
 		ev["narrow_index"] = narrow.String()
-		fmt.Fprintf(&b, "; the INCLUDE list is wide (%d columns)", len(mi.Include))
+		fmt.Fprintf(&tail, "; the INCLUDE list is wide (%d columns)", len(mi.Include))
 		fix += fmt.Sprintf(" The INCLUDE list copies %d columns into the index; the narrower %s seeks the same rows and looks the rest up", len(mi.Include), narrow.String())
 	}
 	x.addEvidence(ev)
-	p.Report(Finding{Severity: sev, Message: b.String(), Fix: fix, Evidence: ev})
+	m.tail = tail.String()
+	m.f = Finding{Severity: sev, Fix: fix, Evidence: ev}
+	return m
 }
 
 // missingIndexSeverity grades a request by its impact and by what the

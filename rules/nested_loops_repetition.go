@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -204,7 +205,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Find
 				ev["root_cause_node_id"] = *f.NodeID
 				p.Report(Finding{Severity: Info, NodeID: Node(acc.NodeID), Evidence: ev,
 					Message: fmt.Sprintf("%s on %s runs %s times on the inner side of %s (node %d), reading %s rows in all: it is the NOT IN null check reported by row-count-spool-not-in at node %d",
-						acc.DisplayName(), obj.TableName(false), count(execs), nl.DisplayName(), nl.NodeID, count(read), *f.NodeID),
+						acc.DisplayName(), obj.TableName(false), units.Count(execs), nl.DisplayName(), nl.NodeID, units.Count(read), *f.NodeID),
 					Fix: f.Fix})
 				return
 			}
@@ -223,7 +224,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Find
 		ev["root_cause_node_id"] = *skew.NodeID
 		*consequences = append(*consequences, Finding{Severity: Info, NodeID: Node(acc.NodeID), Evidence: ev,
 			Message: fmt.Sprintf("%s on %s runs %s times (%s) on the inner side of %s (node %d) because its outer input returned %s rows (%s) where far fewer were estimated: a consequence of the misestimate at node %d (row-estimate-skew)",
-				acc.DisplayName(), obj.TableName(false), count(execs), execKind, nl.DisplayName(), nl.NodeID, count(outerRows), outerKind, *skew.NodeID),
+				acc.DisplayName(), obj.TableName(false), units.Count(execs), execKind, nl.DisplayName(), nl.NodeID, units.Count(outerRows), outerKind, *skew.NodeID),
 			Fix: "fix the estimate at node " + fmt.Sprint(*skew.NodeID) + " (see row-estimate-skew); with a right estimate the optimizer picks a hash or merge join"})
 		return
 	}
@@ -238,10 +239,10 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Find
 		what = "Top over " + what
 	}
 	fmt.Fprintf(&b, "%s on %s runs %s times (%s) on the inner side of %s (node %d), once per outer row (%s %s), reading %s rows per execution, %s in all (%s)",
-		what, obj.TableName(false), count(execs), execKind, nl.DisplayName(), nl.NodeID, count(outerRows), outerKind, count(perExec), count(read), readKind)
+		what, obj.TableName(false), units.Count(execs), execKind, nl.DisplayName(), nl.NodeID, units.Count(outerRows), outerKind, units.Count(perExec), units.Count(read), readKind)
 	if residualHeavy {
 		ev["residual_predicate"] = acc.Access.Residual().String()
-		fmt.Fprintf(&b, " to return %s: the residual %s is tested row by row", count(out), acc.Access.Residual().String())
+		fmt.Fprintf(&b, " to return %s: the residual %s is tested row by row", units.Count(out), acc.Access.Residual().String())
 	}
 	sev := Info
 	if timed {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -184,7 +185,7 @@ func reportNoJoinPredicate(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 			innerPer = float64(rt.ActualRows) / float64(rt.ActualExecutions)
 		}
 		f.Message = fmt.Sprintf("%s joins %s with %s without any join predicate (NoJoinPredicate): every row of one input is paired with every row of the other, %s rows (%s)",
-			n.DisplayName(), name(outer), name(inner), count(rows), kind)
+			n.DisplayName(), name(outer), name(inner), units.Count(rows), kind)
 		switch {
 		case outerRows <= 1 || innerPer <= 1:
 			f.Message += "; one input has at most one row, so the cross join is harmless"

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -228,7 +229,7 @@ func reportNonSargable(p *Pass, q plan.LabeledPlan, found []nonSargable) {
 	sev := Info
 	if vol, ok := accessVolume(src); ok {
 		vol.evidence(ev)
-		fmt.Fprintf(&b, "; it read %s rows (%s) to return %s", count(vol.Read), vol.Kind, count(vol.Returned))
+		fmt.Fprintf(&b, "; it read %s rows (%s) to return %s", units.Count(vol.Read), vol.Kind, units.Count(vol.Returned))
 		share := vol.share()
 		switch {
 		case vol.Read >= p.Param("error_rows_read") && share <= p.Param("error_share"):

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/planlint/planlint/internal/units"
 )
 
 // OptimizerEarlyAbort reports statements whose optimization stopped before
@@ -50,7 +52,7 @@ func runOptimizerEarlyAbort(p *Pass) {
 	}
 	cost := st.SubtreeCost
 	q := st.QueryPlan
-	elapsed, timed := statementElapsed(q)
+	elapsed, timed := queryTimeMs(q)
 	costly := cost >= p.Param("warn_cost") || timed && elapsed >= p.Param("warn_elapsed_ms")
 	if reason == "TimeOut" && cost < p.Param("min_cost") && !costly {
 		return
@@ -64,14 +66,14 @@ func runOptimizerEarlyAbort(p *Pass) {
 	}
 	if timed {
 		ev["elapsed_ms"] = elapsed
-		fmt.Fprintf(&b, "; it ran %s", ms(elapsed))
+		fmt.Fprintf(&b, "; it ran %s", units.Ms(elapsed))
 	}
 	if q != nil && (q.CompileCPUMs > 0 || q.CompileMemoryKB > 0) {
 		ev["compile_cpu_ms"], ev["compile_time_ms"], ev["compile_memory_kb"] = q.CompileCPUMs, q.CompileTimeMs, q.CompileMemoryKB
-		fmt.Fprintf(&b, "; compile: %s CPU, %s elapsed, %s memory", ms(q.CompileCPUMs), ms(q.CompileTimeMs), kb(q.CompileMemoryKB))
+		fmt.Fprintf(&b, "; compile: %s CPU, %s elapsed, %s memory", units.Ms(q.CompileCPUMs), units.Ms(q.CompileTimeMs), units.KB(q.CompileMemoryKB))
 		if h := q.Hardware; h != nil && h.MaxCompileMemoryKB > 0 {
 			ev["max_compile_memory_kb"] = h.MaxCompileMemoryKB
-			fmt.Fprintf(&b, " of %s allowed", kb(h.MaxCompileMemoryKB))
+			fmt.Fprintf(&b, " of %s allowed", units.KB(h.MaxCompileMemoryKB))
 		}
 	}
 	sev := Info
@@ -98,7 +100,7 @@ func costText(c float64) string {
 	if c < 10 {
 		return fmt.Sprintf("%.2f", c)
 	}
-	return count(c)
+	return units.Count(c)
 }
 
 func init() { register(OptimizerEarlyAbort) }

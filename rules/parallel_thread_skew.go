@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -151,7 +152,7 @@ func reportSkewZone(p *Pass, q plan.LabeledPlan, zone *plan.RelOp, ops []threadR
 	threads := append([]plan.ThreadCounters(nil), best.threads...)
 	sort.Slice(threads, func(i, j int) bool { return threads[i].Thread < threads[j].Thread })
 	for _, c := range threads {
-		per = append(per, fmt.Sprintf("%d: %s", c.Thread, count(float64(c.ActualRows))))
+		per = append(per, fmt.Sprintf("%d: %s", c.Thread, units.Count(float64(c.ActualRows))))
 		perEv[fmt.Sprint(c.Thread)] = c.ActualRows
 	}
 	var b strings.Builder
@@ -160,9 +161,9 @@ func reportSkewZone(p *Pass, q plan.LabeledPlan, zone *plan.RelOp, ops []threadR
 		fmt.Fprintf(&b, " on %s", objectName(o))
 	}
 	fmt.Fprintf(&b, " returned %s of its %s rows (%s) on thread %d of %d (rows per thread %s)",
-		count(float64(best.busy.ActualRows)), count(float64(best.total)), percent(best.share), best.busy.Thread, len(best.threads), strings.Join(per, ", "))
+		units.Count(float64(best.busy.ActualRows)), units.Count(float64(best.total)), percent(best.share), best.busy.Thread, len(best.threads), strings.Join(per, ", "))
 	if best.hasTiming && best.cpuTotal > 0 {
-		fmt.Fprintf(&b, "; that thread used %s of the operator's %s of CPU", ms(float64(best.busy.CPUMs)), ms(float64(best.cpuTotal)))
+		fmt.Fprintf(&b, "; that thread used %s of the operator's %s of CPU", units.Ms(float64(best.busy.CPUMs)), units.Ms(float64(best.cpuTotal)))
 	}
 	ev := map[string]any{"rows": best.total, "busy_thread": best.busy.Thread, "busy_share": round(best.share, 3),
 		"threads": len(best.threads), "rows_per_thread": perEv}
@@ -171,7 +172,7 @@ func reportSkewZone(p *Pass, q plan.LabeledPlan, zone *plan.RelOp, ops []threadR
 	}
 	if qt := q.QueryTime; qt != nil {
 		ev["statement_elapsed_ms"] = qt.ElapsedTimeMs
-		fmt.Fprintf(&b, "; the statement ran %s", ms(qt.ElapsedTimeMs))
+		fmt.Fprintf(&b, "; the statement ran %s", units.Ms(qt.ElapsedTimeMs))
 	}
 	cause, fix := threadSkewCause(p, zone, best)
 	if cause != "" {
@@ -219,7 +220,7 @@ func threadSkewCause(p *Pass, zone *plan.RelOp, best threadRows) (cause, fix str
 		switch {
 		case t.total < int64(len(t.threads)) || t.total <= 2*int64(len(t.threads)) && t.share >= 0.5:
 			return fmt.Sprintf("%s (node %d) had only %s %s to hand out to %d threads (estimated %s), so the branch above it ran on no more threads than that",
-					x.DisplayName(), x.NodeID, count(float64(t.total)), plural(int(t.total), "row"), len(t.threads), count(x.EstimatedRowsAllExecutions())),
+					x.DisplayName(), x.NodeID, units.Count(float64(t.total)), plural(int(t.total), "row"), len(t.threads), units.Count(x.EstimatedRowsAllExecutions())),
 				"give the parallel branch a large driving input: compute the few-row input into a variable first and filter the large table with it, or use a join that reads the large table in parallel (e.g. OPTION (HASH JOIN))"
 		case t.busy.Thread == best.busy.Thread && t.share >= 0.5 && len(x.Exchange.PartitionColumns) > 0 &&
 			(x.Exchange.PartitioningType == "Hash" || x.Exchange.PartitioningType == "Range"):

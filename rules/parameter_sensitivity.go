@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -97,7 +98,7 @@ func reportSniffed(p *Pass, q *plan.QueryPlan, prm plan.Parameter, nodes []*plan
 func sensitivityFix(s *plan.Statement, q *plan.QueryPlan, prm plan.Parameter) string {
 	recompile := "1) OPTION (RECOMPILE) on this statement, if a compile per execution is acceptable"
 	if q.CompileCPUMs > 0 {
-		recompile += fmt.Sprintf(" (this plan took %s ms of compile CPU)", count(q.CompileCPUMs))
+		recompile += fmt.Sprintf(" (this plan took %s ms of compile CPU)", units.Count(q.CompileCPUMs))
 	}
 	parts := []string{recompile,
 		fmt.Sprintf("2) a dedicated statement for the values of %s that need their own plan (for a status or type column, a literal predicate per value, which can also use a filtered index)", prm.Name),
@@ -119,7 +120,7 @@ func reportPSPVariant(p *Pass, q *plan.QueryPlan) {
 	msg := fmt.Sprintf("parameter-sensitive plan optimization: this plan is variant %d of the query", q.QueryVariantID)
 	var ranges []string
 	for _, psp := range s.PSPPredicates {
-		ranges = append(ranges, fmt.Sprintf("%s with an estimated cardinality between %s and %s rows", psp.Predicate, count(psp.Low), count(psp.High)))
+		ranges = append(ranges, fmt.Sprintf("%s with an estimated cardinality between %s and %s rows", psp.Predicate, units.Count(psp.Low), units.Count(psp.High)))
 	}
 	if len(ranges) > 0 {
 		ev["predicates"] = ranges

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/planlint/planlint/internal/units"
 	"math"
 	"sort"
 	"strings"
@@ -194,8 +195,8 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "%s has %d plans whose %s %s×: %s averaged %s over %s executions, %s averaged %s over %s executions",
-		queryLabel(q), len(q.Plans), m.name, count(factor), planLabel(q, worst), runtimeText(wp.Runtime), count(float64(wp.Runtime.Executions)),
-		planLabel(q, best), runtimeText(bp.Runtime), count(float64(bp.Runtime.Executions)))
+		queryLabel(q), len(q.Plans), m.name, units.Count(factor), planLabel(q, worst), runtimeText(wp.Runtime), units.Count(float64(wp.Runtime.Executions)),
+		planLabel(q, best), runtimeText(bp.Runtime), units.Count(float64(bp.Runtime.Executions)))
 	switch {
 	case len(onlyW) > 0 && len(onlyB) > 0:
 		fmt.Fprintf(&msg, "; %s uses %s where %s uses %s", planLabel(q, worst), strings.Join(onlyW, ", "), planLabel(q, best), strings.Join(onlyB, ", "))
@@ -223,7 +224,7 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 	default:
 		fmt.Fprintf(&msg, "; the plans do not have the same parameters (%s: %s; %s: %s): they come from statements written or parameterized differently", planLabel(q, worst), valuesText(wv), planLabel(q, best), valuesText(bv))
 	}
-	fmt.Fprintf(&msg, "; %s took %s more elapsed time than %s would have", planLabel(q, worst), ms(excessMs), planLabel(q, best))
+	fmt.Fprintf(&msg, "; %s took %s more elapsed time than %s would have", planLabel(q, worst), units.Ms(excessMs), planLabel(q, best))
 
 	ev := map[string]any{"source": q.Source.String(), "factor": round(factor, 1), "measure": m.key,
 		"worst_plan": planLabel(q, worst), "best_plan": planLabel(q, best), "excess_elapsed_ms": round(excessMs, 1),
@@ -280,7 +281,7 @@ func planSpreadFix(q *Query, best, worst int, bv, wv []plan.Parameter, both, sam
 		if wp.Forced {
 			force = fmt.Sprintf("EXEC sys.sp_query_store_unforce_plan @query_id = %d, @plan_id = %d; then ", nonZero(wp.QueryID, q.QueryID), wp.PlanID) + force
 		}
-		why := fmt.Sprintf("%s had the lowest figures, %s per execution over %s executions", planLabel(q, best), runtimeText(bp.Runtime), count(float64(bp.Runtime.Executions)))
+		why := fmt.Sprintf("%s had the lowest figures, %s per execution over %s executions", planLabel(q, best), runtimeText(bp.Runtime), units.Count(float64(bp.Runtime.Executions)))
 		switch {
 		case bp.Forced:
 			force = fmt.Sprintf("%s is already forced yet %s ran: read sys.query_store_plan.last_force_failure_reason_desc for plan %d and fix what makes forcing fail", planLabel(q, best), planLabel(q, worst), bp.PlanID)
@@ -343,9 +344,9 @@ func recompileAdvice(pl *QueryPlanRun) string {
 	}
 	c := s.QueryPlan.CompileCPUMs
 	if pl.Runtime.AvgCPUMs > 0 && c > pl.Runtime.AvgCPUMs {
-		return fmt.Sprintf("OPTION (RECOMPILE) only if its compile (%s ms of CPU) is acceptable next to the %s ms of CPU an execution takes", count(c), count(pl.Runtime.AvgCPUMs))
+		return fmt.Sprintf("OPTION (RECOMPILE) only if its compile (%s ms of CPU) is acceptable next to the %s ms of CPU an execution takes", units.Count(c), units.Count(pl.Runtime.AvgCPUMs))
 	}
-	return fmt.Sprintf("OPTION (RECOMPILE) on the statement: a compile took %s ms of CPU, less than an execution (%s ms average)", count(c), count(pl.Runtime.AvgCPUMs))
+	return fmt.Sprintf("OPTION (RECOMPILE) on the statement: a compile took %s ms of CPU, less than an execution (%s ms average)", units.Count(c), units.Count(pl.Runtime.AvgCPUMs))
 }
 
 // suggestedIndex is the first index DDL a statement rule suggested on a
@@ -413,16 +414,16 @@ func reportExecutionSpread(p *QueryPass, i int) {
 		sev = Warning
 	}
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "the executions of %s differ %s× in logical reads: average %s, largest %s", planLabel(q, i), count(spread), count(rt.AvgLogicalReads), count(*rt.MaxLogicalReads))
+	fmt.Fprintf(&msg, "the executions of %s differ %s× in logical reads: average %s, largest %s", planLabel(q, i), units.Count(spread), units.Count(rt.AvgLogicalReads), units.Count(*rt.MaxLogicalReads))
 	if rt.MinLogicalReads != nil {
-		fmt.Fprintf(&msg, ", smallest %s", count(*rt.MinLogicalReads))
+		fmt.Fprintf(&msg, ", smallest %s", units.Count(*rt.MinLogicalReads))
 	}
 	if rt.StdevReads != nil {
-		fmt.Fprintf(&msg, ", standard deviation %s", count(*rt.StdevReads))
+		fmt.Fprintf(&msg, ", standard deviation %s", units.Count(*rt.StdevReads))
 	}
-	fmt.Fprintf(&msg, " over %s executions", count(float64(rt.Executions)))
+	fmt.Fprintf(&msg, " over %s executions", units.Count(float64(rt.Executions)))
 	if rt.MaxDurationMs != nil {
-		fmt.Fprintf(&msg, "; the longest took %s (average %s)", ms(*rt.MaxDurationMs), ms(rt.AvgDurationMs))
+		fmt.Fprintf(&msg, "; the longest took %s (average %s)", units.Ms(*rt.MaxDurationMs), units.Ms(rt.AvgDurationMs))
 	}
 	fmt.Fprintf(&msg, "; the plan was compiled for %s and compares %s in %s (node %d): the rows it selects differ by orders of magnitude between executions (other values, or the same value while the data changes, as in a backlog), and one plan serves them all",
 		valuesText(params), params[0].Name, operatorText(node), node.NodeID)
@@ -498,7 +499,7 @@ func planLabel(q *Query, i int) string {
 
 // runtimeText is "850 ms, 62,000 reads" per execution.
 func runtimeText(r PlanRuntime) string {
-	return fmt.Sprintf("%s and %s reads", msExact(r.AvgDurationMs), count(r.AvgLogicalReads))
+	return fmt.Sprintf("%s and %s reads", msExact(r.AvgDurationMs), units.Count(r.AvgLogicalReads))
 }
 
 // msExact renders a small average with its decimals ("0.15 ms").
@@ -506,7 +507,7 @@ func msExact(v float64) string {
 	if v < 10 {
 		return fmt.Sprintf("%.2f ms", v)
 	}
-	return ms(v)
+	return units.Ms(v)
 }
 
 // compiledValues are the parameters of the plan's main statement with a

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -173,7 +174,7 @@ func (r *residualRun) scan(p *Pass, q plan.LabeledPlan, n *plan.RelOp, residual 
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s read %s rows (%s) to return %s (%s): the residual predicate %s discards the rest",
-		n.DisplayName(), objectName(o), count(vol.Read), vol.Kind, count(vol.Returned), percent(vol.share()), strings.Join(texts, " AND "))
+		n.DisplayName(), objectName(o), units.Count(vol.Read), vol.Kind, units.Count(vol.Returned), percent(vol.share()), strings.Join(texts, " AND "))
 
 	sev := Info
 	switch {
@@ -198,7 +199,7 @@ func (r *residualRun) scan(p *Pass, q plan.LabeledPlan, n *plan.RelOp, residual 
 		// missing index (one may well exist; SQL Server did not ask for one).
 		if est, ok := estimatedVolume(n); ok && est.share() > p.Param("max_share") && est.Returned >= 10*maxf(vol.Returned, 1) {
 			ev["estimated_rows_returned"] = round(est.Returned, 1)
-			fmt.Fprintf(&b, "; but the optimizer expected %s rows (%s of those read), so scanning was its choice: the estimate, not the index, is the problem", count(est.Returned), percent(est.share()))
+			fmt.Fprintf(&b, "; but the optimizer expected %s rows (%s of those read), so scanning was its choice: the estimate, not the index, is the problem", units.Count(est.Returned), percent(est.share()))
 			r.report(Finding{Severity: Info, NodeID: Node(n.NodeID), Message: b.String(),
 				Fix: "find why the estimate was wrong (compiled against runtime parameter values, stale statistics); see row-estimate-skew", Evidence: ev})
 			return

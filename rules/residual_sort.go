@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -179,9 +180,9 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s sorts ", name, strings.Join(cols, ", "))
 	if execs > 1 {
-		fmt.Fprintf(&b, "%s rows in %s executions of about %s rows each (%s)", count(rows), count(execs), count(rows/execs), kind)
+		fmt.Fprintf(&b, "%s rows in %s executions of about %s rows each (%s)", units.Count(rows), units.Count(execs), units.Count(rows/execs), kind)
 	} else {
-		fmt.Fprintf(&b, "%s rows (%s)", count(rows), kind)
+		fmt.Fprintf(&b, "%s rows (%s)", units.Count(rows), kind)
 	}
 	fmt.Fprintf(&b, ", %s of the statement cost", percent(share))
 
@@ -217,7 +218,7 @@ func reportSort(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 			ev["rows_read_kind"] = readKind
 			ev["subtree_cost_share"] = round(sub, 3)
 			fmt.Fprintf(&b, ", which reads %s rows (%s) so the sort can return %s; with its input it is %s of the statement cost",
-				count(read), readKind, count(float64(n.Sort.TopRows)), percent(sub))
+				units.Count(read), readKind, units.Count(float64(n.Sort.TopRows)), percent(sub))
 			weight = math.Max(weight, read)
 			share = math.Max(share, sub)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -166,7 +167,7 @@ func reportNotIn(p *Pass, q plan.LabeledPlan, m notIn) {
 	for _, c := range m.checkers {
 		e, k := executions(c)
 		execs += e
-		perChecker = append(perChecker, fmt.Sprintf("%s (node %d)", count(e), c.NodeID))
+		perChecker = append(perChecker, fmt.Sprintf("%s (node %d)", units.Count(e), c.NodeID))
 		if k != "actual" {
 			kind = k
 		}
@@ -202,18 +203,8 @@ func reportNotIn(p *Pass, q plan.LabeledPlan, m notIn) {
 	fmt.Fprintf(&b, " once per outer row: %s executions (%s)", strings.Join(perChecker, " and "), kind)
 	sev := Info
 	if timed {
-		ev["elapsed_ms"] = ms
-		fmt.Fprintf(&b, " taking %s", seconds(ms))
-		if total, ok := planElapsedMs(q.QueryPlan); ok && total > 0 {
-			ev["statement_elapsed_ms"] = total
-			fmt.Fprintf(&b, " of the statement's %s", seconds(total))
-		}
-		switch {
-		case ms >= p.Param("error_ms"):
-			sev = Error
-		case ms >= p.Param("warn_ms"):
-			sev = Warning
-		}
+		b.WriteString(" taking ")
+		sev = gradeTime(p, q.QueryPlan, ms, true, ev, &b)
 	} else {
 		switch {
 		case kind == "actual" && execs >= p.Param("error_executions"):

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -249,9 +250,9 @@ func reportSkew(p *Pass, g []skewCandidate, sev Severity) {
 	if o := n.Access.Object(); o.Table != "" {
 		fmt.Fprintf(&b, " on %s", objectName(o))
 	}
-	fmt.Fprintf(&b, " %s rows %s×: estimated %s, actual %s", dir, count(s.Factor), count(s.EstimatedAll), count(s.ActualAll))
+	fmt.Fprintf(&b, " %s rows %s×: estimated %s, actual %s", dir, units.Count(s.Factor), units.Count(s.EstimatedAll), units.Count(s.ActualAll))
 	if s.ActualExecs > 1 || s.EstimatedExecs > 1 {
-		fmt.Fprintf(&b, " over %s executions (%s per execution estimated, %s actual)", count(s.ActualExecs), count(s.EstimatedPerExec), count(s.ActualPerExec))
+		fmt.Fprintf(&b, " over %s executions (%s per execution estimated, %s actual)", units.Count(s.ActualExecs), units.Count(s.EstimatedPerExec), units.Count(s.ActualPerExec))
 	}
 	if s.PerThreadLimitRows {
 		b.WriteString(" on its busiest thread")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -39,7 +40,7 @@ func skewCauseOf(q *plan.QueryPlan, n *plan.RelOp, s plan.RowSkew) skewCause {
 	}
 	if tvf := tableValuedFunction(q, src, o); tvf != "" {
 		return skewCause{kind: "table-valued-function", subject: "function " + tvf, mergeKey: "tvf:" + strings.ToLower(tvf),
-			detail: fmt.Sprintf("%s is a multi-statement table-valued function: its result has a fixed estimate of %s rows", tvf, count(s.EstimatedPerExec)),
+			detail: fmt.Sprintf("%s is a multi-statement table-valued function: its result has a fixed estimate of %s rows", tvf, units.Count(s.EstimatedPerExec)),
 			fix: fmt.Sprintf("rewrite %s as an inline table-valued function (RETURNS TABLE AS RETURN SELECT ...), or on SQL Server 2017+ "+
 				"use compatibility level 140 or higher so interleaved execution uses its actual row count; alternatively load its "+
 				"result into a temp table first", tvf)}
@@ -80,12 +81,12 @@ func skewCauseOf(q *plan.QueryPlan, n *plan.RelOp, s plan.RowSkew) skewCause {
 		if st := modifiedStatistics(q, src, o); st != nil {
 			if s.Under && rangeSeek(src) {
 				return skewCause{kind: "ascending-key",
-					detail: fmt.Sprintf("the range predicate reads values past the statistics %s (%s modifications since %s)", st.Statistics, count(st.ModificationCount), st.LastUpdate),
+					detail: fmt.Sprintf("the range predicate reads values past the statistics %s (%s modifications since %s)", st.Statistics, units.Count(st.ModificationCount), st.LastUpdate),
 					fix: fmt.Sprintf("UPDATE STATISTICS %s %s WITH FULLSCAN, and schedule it as often as new key values arrive; "+
 						"under the legacy cardinality estimator the newer one (model 120+) estimates past the histogram", name, st.Statistics)}
 			}
 			return skewCause{kind: "stale-statistics",
-				detail: fmt.Sprintf("statistics %s had %s modifications since their update (%s)", st.Statistics, count(st.ModificationCount), st.LastUpdate),
+				detail: fmt.Sprintf("statistics %s had %s modifications since their update (%s)", st.Statistics, units.Count(st.ModificationCount), st.LastUpdate),
 				fix: fmt.Sprintf("UPDATE STATISTICS %s %s WITH FULLSCAN (filtered statistics need their own schedule: the "+
 					"auto-update threshold counts changes to the whole table)", name, st.Statistics)}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -128,19 +129,19 @@ func reportRowGoal(p *Pass, q *plan.QueryPlan, n *plan.RelOp) {
 		}
 	}
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "%s was planned under a row goal for %s per execution (%s without the goal) but ", n.DisplayName(), rowsWord(n.EstimateRows), count(*n.EstimateRowsWithoutRowGoal))
+	fmt.Fprintf(&msg, "%s was planned under a row goal for %s per execution (%s without the goal) but ", n.DisplayName(), rowsWord(n.EstimateRows), units.Count(*n.EstimateRowsWithoutRowGoal))
 	if readsMore {
-		fmt.Fprintf(&msg, "read %s rows to return %s", count(work), count(rows))
+		fmt.Fprintf(&msg, "read %s rows to return %s", units.Count(work), units.Count(rows))
 	} else {
-		fmt.Fprintf(&msg, "returned %s rows", count(work))
+		fmt.Fprintf(&msg, "returned %s rows", units.Count(work))
 	}
 	if execs > 1 {
-		fmt.Fprintf(&msg, " over %s executions", count(execs))
+		fmt.Fprintf(&msg, " over %s executions", units.Count(execs))
 	}
 	sev := Info
 	if n.RunTime.HasTiming {
 		ev["elapsed_ms"] = n.RunTime.ElapsedMs
-		fmt.Fprintf(&msg, " in %s ms", count(float64(n.RunTime.ElapsedMs)))
+		fmt.Fprintf(&msg, " in %s ms", units.Count(float64(n.RunTime.ElapsedMs)))
 		if float64(n.RunTime.ElapsedMs) >= p.Param("warn_ms") {
 			sev = Warning
 		}

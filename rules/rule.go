@@ -84,6 +84,10 @@ type Rule struct {
 	// RunQuery analyses several plans of one query with their runtime
 	// figures (plan cache, Query Store); nil for statement rules.
 	RunQuery func(*QueryPass)
+	// facts is what a statement shows a rule that decides across the
+	// statements of a file (see Pass.across): small values, not the plan;
+	// nil when the statement shows nothing.
+	facts func(*Pass) any
 }
 
 // Param is a tunable threshold of a rule.
@@ -144,6 +148,7 @@ type Pass struct {
 	params   map[string]float64
 	findings []Finding
 	prior    []Finding // findings of the rules run before on this statement
+	stream   *Stream   // the file's stream, when the rules see it statement by statement
 }
 
 // Prior returns the findings that rule (by name) reported on this statement,

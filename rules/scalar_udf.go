@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -124,7 +125,7 @@ func reportScalarUDF(p *Pass, q *plan.QueryPlan, site udfSite) {
 		times = "time"
 	}
 	fmt.Fprintf(&msg, "%s (node %d) calls scalar function %s about %s %s (%s rows through it): the function runs once per row",
-		n.DisplayName(), n.NodeID, strings.Join(own, ", "), count(calls), times, site.kind)
+		n.DisplayName(), n.NodeID, strings.Join(own, ", "), units.Count(calls), times, site.kind)
 	if len(site.names) > len(own) {
 		fmt.Fprintf(&msg, "; the statement calls %s in all, at nodes %s", strings.Join(site.names, ", "), joinInts(site.callers))
 	}
@@ -138,9 +139,9 @@ func reportScalarUDF(p *Pass, q *plan.QueryPlan, site udfSite) {
 	clr := site.clr
 	if t := q.QueryTime; t != nil && t.UDFElapsedTimeMs > 0 {
 		ev["udf_elapsed_ms"], ev["udf_cpu_ms"] = t.UDFElapsedTimeMs, t.UDFCPUTimeMs
-		fmt.Fprintf(&msg, "; they took %s ms (%s ms CPU)", count(t.UDFElapsedTimeMs), count(t.UDFCPUTimeMs))
+		fmt.Fprintf(&msg, "; they took %s ms (%s ms CPU)", units.Count(t.UDFElapsedTimeMs), units.Count(t.UDFCPUTimeMs))
 		if t.ElapsedTimeMs > 0 {
-			fmt.Fprintf(&msg, " of the statement's %s ms", count(t.ElapsedTimeMs))
+			fmt.Fprintf(&msg, " of the statement's %s ms", units.Count(t.ElapsedTimeMs))
 		}
 		if t.UDFElapsedTimeMs >= p.Param("warn_ms") {
 			sev = Warning

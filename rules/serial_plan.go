@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -31,7 +32,7 @@ var SerialPlan = &Rule{
 			"with a `MAXDOP 1` hint in the text names the hint; without one the setting comes from the server, the database " +
 			"(`MAXDOP` scoped configuration) or Resource Governor: often deliberate, so it is reported only where it " +
 			"measurably hurts (warning level), and as one root cause: once, on the document's first such statement, " +
-			"with the count of the others (a plan read as a stream, without `--tree` or HTML, reports each).",
+			"with the count of the others.",
 		Example: "`NonParallelPlanReason=\"TableVariableTransactionsDoNotSupportParallelNestedTransaction\"` on an " +
 			"`INSERT @t SELECT ...`: the insert into the table variable keeps the whole SELECT serial. " +
 			"`NonParallelPlanReason=\"MaxDOPSetToOne\"` with `OPTION (MAXDOP 1)` on a statement of cost 3,119 whose " +
@@ -51,6 +52,7 @@ var SerialPlan = &Rule{
 	// (a scan an index would avoid) is that finding's consequence.
 	After: []string{"*"},
 	Run:   runSerialPlan,
+	facts: maxdopSettingFacts,
 }
 
 // serialReason explains one NonParallelPlanReason value and its fix.
@@ -110,13 +112,13 @@ func runSerialPlan(p *Pass) {
 	fmt.Fprintf(&b, "the plan is serial because %s (NonParallelPlanReason %s), although its estimated cost %s is above the cost threshold for parallelism (%s, %s)",
 		info.why, reason, costText(st.SubtreeCost), strconv.FormatFloat(threshold, 'g', -1, 64), source)
 	fix := info.fix
-	others := 0
 	measured, timing := serialSeverity(p, st)
 	sev := measured
 	explained := explainedElsewhere(p)
 	if explained != "" {
 		sev = Info
 	}
+	setting := false
 	if reason == "MaxDOPSetToOne" {
 		if m := maxdopHint.FindStringSubmatch(st.Text); m != nil {
 			ev["hint"] = "MAXDOP " + m[1]
@@ -125,41 +127,64 @@ func runSerialPlan(p *Pass) {
 		} else {
 			// A setting outside the statement, often deliberate: reported
 			// only where it measurably hurts, once for every statement of
-			// the document it affects (on the first, as info when another
+			// the file it affects (on the first, as info when another
 			// finding explains that statement's cost and others share the
 			// setting; not at all when it is the only one).
 			if measured < Warning {
 				return
 			}
-			first, n, seen := settingMaxdopStatements(p, st)
-			if seen && first != st {
-				return // reported on the document's first such statement
-			}
-			if explained != "" && n <= 1 {
-				return // the only such statement, and its cost has another cause
-			}
-			others = n - 1
+			setting = true
 			b.WriteString("; the statement has no MAXDOP hint, so the setting comes from the server, the database or Resource Governor")
 			fix = "if MAXDOP 1 is not deliberate: sp_configure 'max degree of parallelism' (e.g. the number of cores per NUMA node, at most 8), ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP, or the workload group's MAX_DOP"
-			if others > 0 {
-				ev["other_statements"] = others
-				fmt.Fprintf(&b, "; the same setting keeps %d other costly %s of this plan serial", others, plural(others, "statement"))
-			}
 		}
 	}
+	head := b.String()
+	b.Reset()
 	if qt := q.QueryTime; qt != nil {
 		ev["elapsed_ms"], ev["cpu_ms"] = qt.ElapsedTimeMs, qt.CPUTimeMs
-		fmt.Fprintf(&b, "; it ran %s with %s of CPU%s", ms(qt.ElapsedTimeMs), ms(qt.CPUTimeMs), timing)
+		fmt.Fprintf(&b, "; it ran %s with %s of CPU%s", units.Ms(qt.ElapsedTimeMs), units.Ms(qt.CPUTimeMs), timing)
 		if qt.HasUDF && qt.UDFElapsedTimeMs > 0 {
 			ev["udf_elapsed_ms"] = qt.UDFElapsedTimeMs
-			fmt.Fprintf(&b, ", %s of it in user-defined functions", ms(qt.UDFElapsedTimeMs))
+			fmt.Fprintf(&b, ", %s of it in user-defined functions", units.Ms(qt.UDFElapsedTimeMs))
 		}
 	}
 	if explained != "" {
 		ev["deferred_to"] = explained
 		fmt.Fprintf(&b, "; fix the %s finding on this statement first: parallelism would only spread that cost over more cores", explained)
 	}
-	p.Report(Finding{Severity: sev, Message: b.String(), Fix: fix, Evidence: ev})
+	tail := b.String()
+	if !setting {
+		p.Report(Finding{Severity: sev, Message: head + tail, Fix: fix, Evidence: ev})
+		return
+	}
+	p.across(func(p *Pass, fs *facts) {
+		all := fs.all
+		if len(all) == 0 || all[0].Ordinal != p.Statement.Ordinal {
+			return // reported on the file's first such statement
+		}
+		if explained != "" && len(all) <= 1 {
+			return // the only such statement, and its cost has another cause
+		}
+		msg := head
+		if others := len(all) - 1; others > 0 {
+			ev["other_statements"] = others
+			msg += fmt.Sprintf("; the same setting keeps %d other costly %s of this plan serial", others, plural(others, "statement"))
+		}
+		p.Report(Finding{Severity: sev, Message: msg + tail, Fix: fix, Evidence: ev})
+	})
+}
+
+// maxdopSettingFacts marks a statement kept serial by a MAXDOP setting (no
+// hint) at warning level: one root cause for every such statement.
+func maxdopSettingFacts(p *Pass) any {
+	s := p.Statement
+	if !serialCandidate(p, s) || s.QueryPlan.NonParallelPlanReason != "MaxDOPSetToOne" || maxdopHint.MatchString(s.Text) {
+		return nil
+	}
+	if sev, _ := serialSeverity(p, s); sev < Warning {
+		return nil
+	}
+	return true
 }
 
 // explainedElsewhere names a rule that reported an error on one of the
@@ -206,30 +231,6 @@ func serialCandidate(p *Pass, st *plan.Statement) bool {
 	}
 	threshold, _ := costThreshold(p)
 	return st.SubtreeCost >= threshold
-}
-
-// settingMaxdopStatements returns the first statement of the document that
-// is serial through a MAXDOP 1 setting (no hint) at warning level, how
-// many there are, and whether the document holds st at all (a streamed
-// statement comes without its document).
-func settingMaxdopStatements(p *Pass, st *plan.Statement) (first *plan.Statement, n int, seen bool) {
-	if p.Document == nil {
-		return nil, 0, false
-	}
-	for _, s := range p.Document.Statements() {
-		seen = seen || s == st
-		if !serialCandidate(p, s) || s.QueryPlan.NonParallelPlanReason != "MaxDOPSetToOne" || maxdopHint.MatchString(s.Text) {
-			continue
-		}
-		if sev, _ := serialSeverity(p, s); sev < Warning {
-			continue
-		}
-		if first == nil {
-			first = s
-		}
-		n++
-	}
-	return first, n, seen
 }
 
 func init() { register(SerialPlan) }

@@ -44,7 +44,8 @@ var SetOptions = &Rule{
 		FalseAlarms: "Statements on tables without filtered indexes, indexed views or computed-column indexes lose nothing; " +
 			"the finding is then info (an index added later would be ignored, and writes to its table would fail).",
 	},
-	Run: runSetOptions,
+	Run:   runSetOptions,
+	facts: setOptionsFactsOf,
 }
 
 // badSetOptions lists the options with a value that disables filtered
@@ -79,10 +80,23 @@ func badSetOptions(s *plan.SetOptions) []string {
 // the first statement.
 var moduleHeader = regexp.MustCompile(`(?is)^(?:\s+|--[^\n]*\n|/\*.*?\*/)*(?:CREATE|ALTER)\s+(?:OR\s+ALTER\s+)?(PROC|PROCEDURE|FUNCTION|TRIGGER)\s+((?:\[[^\]]+\]|[^\s(.;]+)(?:\s*\.\s*(?:\[[^\]]+\]|[^\s(.;]+))*)`)
 
+// moduleOfText names the module whose CREATE or ALTER starts text.
+func moduleOfText(text string) (name, kind string) {
+	m := moduleHeader.FindStringSubmatch(text)
+	if m == nil {
+		return "", ""
+	}
+	kind = strings.ToUpper(m[1])
+	if kind == "PROC" {
+		kind = "PROCEDURE"
+	}
+	return strings.Join(strings.Fields(m[2]), ""), kind
+}
+
 // statementModule names the procedure, function or trigger a statement
 // belongs to: the module an EXEC in an actual plan runs (StoredProc), or the
 // module whose CREATE heads the batch of a cached plan; "" for none.
-func statementModule(d *plan.Document, s *plan.Statement) (name, kind string) {
+func statementModule(p *Pass, s *plan.Statement) (name, kind string) {
 	for child, a := s, s.Parent; a != nil; child, a = a, a.Parent {
 		for i, c := range a.Children {
 			if c != child || i >= len(a.ChildBranch) {
@@ -96,43 +110,32 @@ func statementModule(d *plan.Document, s *plan.Statement) (name, kind string) {
 			}
 		}
 	}
-	for _, b := range d.Batches {
-		if b.Index != s.Batch || len(b.Statements) == 0 {
-			continue
-		}
-		if m := moduleHeader.FindStringSubmatch(b.Statements[0].Text); m != nil {
-			kind := strings.ToUpper(m[1])
-			if kind == "PROC" {
-				kind = "PROCEDURE"
-			}
-			return strings.Join(strings.Fields(m[2]), ""), kind
-		}
-	}
-	return "", ""
+	return p.batchModule(s.Batch)
 }
 
-// setOptionsGroup lists the statements of s's batch and module compiled
-// with the same bad options, in document order.
-func setOptionsGroup(d *plan.Document, s *plan.Statement, bad []string) []*plan.Statement {
-	if d == nil {
-		return []*plan.Statement{s}
+// setOptionsGroupKey groups the statements of a batch and module compiled
+// with the same bad options.
+func setOptionsGroupKey(batch int, f setOptionsFacts) string {
+	return fmt.Sprintf("%d\x00%s\x00%s", batch, f.key, f.mod)
+}
+
+// setOptionsFacts is what a statement compiled with bad SET options shows
+// the rule: the options, its module and what it touches that they break.
+type setOptionsFacts struct {
+	bad       []string
+	key       string
+	mod, kind string
+	exposure  setOptionsExposure
+}
+
+func setOptionsFactsOf(p *Pass) any {
+	bad := badSetOptions(p.Statement.SetOptions)
+	if len(bad) == 0 {
+		return nil
 	}
-	mod, _ := statementModule(d, s)
-	key := strings.Join(bad, ",")
-	var out []*plan.Statement
-	for _, o := range d.Statements() {
-		if o.Batch != s.Batch || strings.Join(badSetOptions(o.SetOptions), ",") != key {
-			continue
-		}
-		if m, _ := statementModule(d, o); m != mod {
-			continue
-		}
-		out = append(out, o)
-	}
-	if len(out) == 0 {
-		out = []*plan.Statement{s}
-	}
-	return out
+	mod, kind := statementModule(p, p.Statement)
+	return setOptionsFacts{bad: bad, key: strings.Join(bad, ","), mod: mod, kind: kind,
+		exposure: exposure(p.Catalog, []*plan.Statement{p.Statement})}
 }
 
 // tableVariable reports a table variable, which cannot have a filtered
@@ -189,11 +192,24 @@ func exposure(cat *catalog.Catalog, stmts []*plan.Statement) setOptionsExposure 
 			}
 		}
 	}
+	e.unique()
+	return e
+}
+
+// add appends the exposure of another statement.
+func (e *setOptionsExposure) add(o setOptionsExposure) {
+	e.writes = append(e.writes, o.writes...)
+	e.failingWrites = append(e.failingWrites, o.failingWrites...)
+	e.filteredTargets = append(e.filteredTargets, o.filteredTargets...)
+	e.unusable = append(e.unusable, o.unusable...)
+}
+
+// unique drops repeated names, keeping the first.
+func (e *setOptionsExposure) unique() {
 	e.writes = uniqueFold(e.writes)
 	e.failingWrites = uniqueFold(e.failingWrites)
 	e.filteredTargets = uniqueFold(e.filteredTargets)
 	e.unusable = uniqueFold(e.unusable)
-	return e
 }
 
 func indexColumnNames(ix *catalog.Index) []string {
@@ -205,19 +221,41 @@ func indexColumnNames(ix *catalog.Index) []string {
 }
 
 func runSetOptions(p *Pass) {
-	bad := badSetOptions(p.Statement.SetOptions)
-	if len(bad) == 0 {
+	if len(badSetOptions(p.Statement.SetOptions)) == 0 {
 		return
 	}
-	group := setOptionsGroup(p.Document, p.Statement, bad)
-	if group[0] != p.Statement {
+	p.across(reportSetOptions)
+}
+
+// reportSetOptions reports the statements of the batch and module compiled
+// with the same bad options once, on the first of them.
+func reportSetOptions(p *Pass, fs *facts) {
+	byOrdinal := fs.index("ordinal", func(all []fact) any {
+		m := map[int]setOptionsFacts{}
+		for _, f := range all {
+			m[f.Ordinal] = f.Value.(setOptionsFacts)
+		}
+		return m
+	}).(map[int]setOptionsFacts)
+	groups := fs.index("group", func(all []fact) any {
+		m := map[string][]fact{}
+		for _, f := range all {
+			k := setOptionsGroupKey(f.Batch, f.Value.(setOptionsFacts))
+			m[k] = append(m[k], f)
+		}
+		return m
+	}).(map[string][]fact)
+	self := byOrdinal[p.Statement.Ordinal]
+	group := groups[setOptionsGroupKey(p.Statement.Batch, self)]
+	if len(group) == 0 || group[0].Ordinal != p.Statement.Ordinal {
 		return // reported once, on the group's first statement
 	}
-	var mod, kind string
-	if p.Document != nil {
-		mod, kind = statementModule(p.Document, p.Statement)
+	var e setOptionsExposure
+	for _, f := range group {
+		e.add(f.Value.(setOptionsFacts).exposure)
 	}
-	e := exposure(p.Catalog, group)
+	e.unique()
+	bad, mod, kind := self.bad, self.mod, self.kind
 	ev := map[string]any{"options": bad, "statements": len(group)}
 	var ids []int
 	for _, s := range group {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -112,7 +113,7 @@ func reportSpill(p *Pass, q plan.LabeledPlan, n *plan.RelOp, f spillFacts, elaps
 	}
 	if f.hasDetails {
 		ev["writes_to_tempdb_pages"], ev["reads_from_tempdb_pages"] = int64(f.writes), int64(f.reads)
-		parts = append(parts, fmt.Sprintf("%s pages written (%s), %s read", count(f.writes), sizeMB(f.writes*8), count(f.reads)))
+		parts = append(parts, fmt.Sprintf("%s pages written (%s), %s read", units.Count(f.writes), sizeMB(f.writes*8), units.Count(f.reads)))
 		if f.grantedKB > 0 {
 			ev["operator_granted_kb"], ev["operator_used_kb"] = int64(f.grantedKB), int64(f.usedKB)
 			parts = append(parts, fmt.Sprintf("%s of its %s grant used", sizeMB(f.usedKB), sizeMB(f.grantedKB)))
@@ -125,7 +126,7 @@ func reportSpill(p *Pass, q plan.LabeledPlan, n *plan.RelOp, f spillFacts, elaps
 	if t := n.Time; t != nil && elapsed > 0 && !t.Waiting {
 		share = math.Min(1, float64(t.SelfElapsedMs)/elapsed)
 		ev["self_elapsed_ms"], ev["statement_elapsed_ms"], ev["time_share"] = t.SelfElapsedMs, elapsed, round(share, 3)
-		fmt.Fprintf(&b, "; it took %s ms of its own, %s of the statement's %s ms", count(float64(t.SelfElapsedMs)), percent(share), count(elapsed))
+		fmt.Fprintf(&b, "; it took %s ms of its own, %s of the statement's %s ms", units.Count(float64(t.SelfElapsedMs)), percent(share), units.Count(elapsed))
 	}
 	if mg := q.MemoryGrant; mg != nil && mg.GrantedKB > 0 {
 		ev["statement_granted_kb"], ev["statement_max_used_kb"] = int64(mg.GrantedKB), int64(mg.MaxUsedKB)
@@ -212,7 +213,7 @@ func spillCause(n *plan.RelOp, f spillFacts, skews []Finding) spillReason {
 		}
 		if s, ok := in.EstimateSkew(); ok && s.Under && s.Factor >= 2 {
 			return spillReason{text: fmt.Sprintf("its input %s (node %d) was estimated at %s rows and produced %s",
-				in.DisplayName(), in.NodeID, count(s.EstimatedAll), count(s.ActualAll)), node: in.NodeID, skew: &s}
+				in.DisplayName(), in.NodeID, units.Count(s.EstimatedAll), units.Count(s.ActualAll)), node: in.NodeID, skew: &s}
 		}
 	}
 	return spillReason{node: -1}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -119,7 +120,7 @@ func reportFunction(p *Pass, o plan.ObjectRef, fills, reads []*plan.RelOp) {
 		}
 		if calls >= p.Param("info_executions") {
 			ev["estimated_executions"] = round(calls, 0)
-			parts = append(parts, fmt.Sprintf("it is planned to run %s times, once per outer row", count(calls)))
+			parts = append(parts, fmt.Sprintf("it is planned to run %s times, once per outer row", units.Count(calls)))
 		}
 		if len(parts) == 0 {
 			return
@@ -143,23 +144,14 @@ func reportFunction(p *Pass, o plan.ObjectRef, fills, reads []*plan.RelOp) {
 	var worstEst, worstAct, worstImpact, worstRows float64
 	var join, inner *plan.RelOp
 	var innerRows, innerExecs float64
-	for _, r := range reads {
-		est, act, ok := actualPerExecution(r)
-		if !ok {
+	for _, n := range reads {
+		r := underestimatedRead(p, n, minRatio)
+		if r == nil {
 			continue
 		}
-		total, _ := rowsOut(r)
-		if underestimate(est, act) < minRatio || total < p.Param("info_rows") {
-			continue
-		}
-		j, in, ir, ie := drivenWork(r, minRatio)
-		impact := total
-		if ir > impact {
-			impact = ir
-		}
-		if worst == nil || impact > worstImpact {
-			worst, worstEst, worstAct, worstImpact, worstRows = r, est, act, impact, total
-			join, inner, innerRows, innerExecs = j, in, ir, ie
+		if worst == nil || r.impact > worstImpact {
+			worst, worstEst, worstAct, worstImpact, worstRows = n, r.est, r.act, r.impact, r.total
+			join, inner, innerRows, innerExecs = r.join, r.inner, r.innerRows, r.innerExecs
 		}
 	}
 
@@ -168,7 +160,7 @@ func reportFunction(p *Pass, o plan.ObjectRef, fills, reads []*plan.RelOp) {
 	at := busiest
 	if calls >= p.Param("info_executions") {
 		ev["executions"] = calls
-		parts = append(parts, fmt.Sprintf("it ran %s times, once per outer row, each call running the function's body", count(calls)))
+		parts = append(parts, fmt.Sprintf("it ran %s times, once per outer row, each call running the function's body", units.Count(calls)))
 		sev = Info
 		if calls >= p.Param("warn_executions") {
 			sev = Warning
@@ -180,11 +172,11 @@ func reportFunction(p *Pass, o plan.ObjectRef, fills, reads []*plan.RelOp) {
 		ev["actual_rows"] = worstRows
 		ev["factor"] = round(underestimate(worstEst, worstAct), 1)
 		part := fmt.Sprintf("its result was estimated at %s per read and returned %s (%s× under)",
-			rowsWord(worstEst), count(worstAct), factorText(underestimate(worstEst, worstAct)))
+			rowsWord(worstEst), units.Count(worstAct), factorText(underestimate(worstEst, worstAct)))
 		if join != nil {
 			ev["driven_join_node"], ev["inner_node"], ev["inner_rows"], ev["inner_executions"] = join.NodeID, inner.NodeID, innerRows, innerExecs
 			part += fmt.Sprintf("; the plan built for that guess runs the inner side of Nested Loops (node %d), %s (node %d), %s times for %s rows",
-				join.NodeID, inner.DisplayName(), inner.NodeID, count(innerExecs), count(innerRows))
+				join.NodeID, inner.DisplayName(), inner.NodeID, units.Count(innerExecs), units.Count(innerRows))
 		}
 		parts = append(parts, part)
 		s := Info

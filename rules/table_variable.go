@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -71,7 +72,8 @@ func runTableVariable(p *Pass) {
 	}
 }
 
-// tvRead is one read of a table variable with its misestimate and impact.
+// tvRead is one underestimated read (of a table variable or a table-valued
+// function's result) with its misestimate and impact.
 type tvRead struct {
 	n                     *plan.RelOp
 	est, act, total, exec float64
@@ -80,24 +82,37 @@ type tvRead struct {
 	impact                float64
 }
 
+// underestimatedRead is a read (of a table variable, a table-valued
+// function's result) whose actual rows per execution exceed the estimate
+// by at least minRatio, with at least info_rows rows in all, and the work
+// it drives; nil otherwise. Its impact is the larger of its rows and the
+// rows of the work it drives.
+func underestimatedRead(p *Pass, n *plan.RelOp, minRatio float64) *tvRead {
+	est, act, ok := actualPerExecution(n)
+	if !ok {
+		return nil
+	}
+	total, _ := rowsOut(n)
+	if underestimate(est, act) < minRatio || total < p.Param("info_rows") {
+		return nil
+	}
+	r := &tvRead{n: n, est: est, act: act, total: total, impact: total}
+	r.exec, _ = executions(n)
+	r.join, r.inner, r.innerRows, r.innerExecs = drivenWork(n, minRatio)
+	if r.innerRows > r.impact {
+		r.impact = r.innerRows
+	}
+	return r
+}
+
 func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 	minRatio := p.Param("min_ratio")
 	var worst *tvRead
 	var all []int
 	for _, n := range nodes {
-		est, act, ok := actualPerExecution(n)
-		if !ok {
+		r := underestimatedRead(p, n, minRatio)
+		if r == nil {
 			continue
-		}
-		total, _ := rowsOut(n)
-		if underestimate(est, act) < minRatio || total < p.Param("info_rows") {
-			continue
-		}
-		r := &tvRead{n: n, est: est, act: act, total: total, impact: total}
-		r.exec, _ = executions(n)
-		r.join, r.inner, r.innerRows, r.innerExecs = drivenWork(n, minRatio)
-		if r.innerRows > r.impact {
-			r.impact = r.innerRows
 		}
 		all = append(all, n.NodeID)
 		if worst == nil || r.impact > worst.impact {
@@ -124,9 +139,9 @@ func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 		kind = "table-valued parameter"
 	}
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "%s %s was estimated at %s per execution and returned %s", kind, o.Table, rowsWord(worst.est), count(worst.act))
+	fmt.Fprintf(&msg, "%s %s was estimated at %s per execution and returned %s", kind, o.Table, rowsWord(worst.est), units.Count(worst.act))
 	if worst.exec > 1 {
-		fmt.Fprintf(&msg, " per execution over %s executions", count(worst.exec))
+		fmt.Fprintf(&msg, " per execution over %s executions", units.Count(worst.exec))
 	}
 	fmt.Fprintf(&msg, " (%s× under)", factorText(ratio))
 	if worst.join != nil {
@@ -135,7 +150,7 @@ func reportTableVariable(p *Pass, q *plan.QueryPlan, nodes []*plan.RelOp) {
 		ev["inner_rows"] = worst.innerRows
 		ev["inner_executions"] = worst.innerExecs
 		fmt.Fprintf(&msg, "; the plan built for that guess runs the inner side of Nested Loops (node %d), %s (node %d), %s times for %s rows",
-			worst.join.NodeID, worst.inner.DisplayName(), worst.inner.NodeID, count(worst.innerExecs), count(worst.innerRows))
+			worst.join.NodeID, worst.inner.DisplayName(), worst.inner.NodeID, units.Count(worst.innerExecs), units.Count(worst.innerRows))
 	}
 	if len(all) > 1 {
 		fmt.Fprintf(&msg, "; %d reads of %s in this statement are misestimated the same way (nodes %s)", len(all), o.Table, joinInts(all))
@@ -166,10 +181,10 @@ func tableVariableFix(s *plan.Statement, kind, name string) string {
 
 // rowsWord is "1 row" or "N rows" for an estimate.
 func rowsWord(n float64) string {
-	if count(n) == "1" {
+	if units.Count(n) == "1" {
 		return "1 row"
 	}
-	return count(n) + " rows"
+	return units.Count(n) + " rows"
 }
 
 // factorText formats a misestimate factor: one decimal below 10, whole above.
@@ -177,5 +192,5 @@ func factorText(f float64) string {
 	if f < 10 {
 		return fmt.Sprintf("%.1f", f)
 	}
-	return count(f)
+	return units.Count(f)
 }

@@ -59,6 +59,8 @@ func main() {
 			func(n int) (string, string) { return "kl.sqlplan", plangen.KeyLookups(n) }, check("--format", "json")},
 		{"statements, json", "statements", []int{2500, 5000, 10000},
 			func(n int) (string, string) { return "st.sqlplan", plangen.Statements(n) }, check("--format", "json")},
+		{"statements with one root cause across them, json", "statements", []int{2500, 5000, 10000},
+			func(n int) (string, string) { return "cs.sqlplan", plangen.CrossStatements(n) }, check("--format", "json")},
 		{"statements, sarif", "statements", []int{2500, 5000, 10000},
 			func(n int) (string, string) { return "st.sqlplan", plangen.Statements(n) }, check("--format", "sarif")},
 		{"statements, html", "statements", []int{1000, 2000, 4000},

@@ -119,6 +119,26 @@ func Statements(n int) string {
 	return b.String()
 }
 
+// CrossStatements is Statements whose every statement was compiled with
+// QUOTED_IDENTIFIER OFF and carries the same missing-index request: what the
+// rules that decide across the statements of a file (once per batch, once
+// per file) see at their largest.
+func CrossStatements(n int) string {
+	set := `<StatementSetOptions ANSI_NULLS="true" ANSI_PADDING="true" ANSI_WARNINGS="true" ARITHABORT="true"` +
+		` CONCAT_NULL_YIELDS_NULL="true" NUMERIC_ROUNDABORT="false" QUOTED_IDENTIFIER="false"/>`
+	request := `<MissingIndexes><MissingIndexGroup Impact="90"><MissingIndex Database="[d]" Schema="[dbo]" Table="[T]">` +
+		`<ColumnGroup Usage="EQUALITY"><Column Name="[a]" ColumnId="1"/></ColumnGroup></MissingIndex></MissingIndexGroup></MissingIndexes>`
+	var b strings.Builder
+	b.WriteString(Head)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `<StmtSimple StatementText="SELECT * FROM dbo.T WHERE a = %d" StatementId="%d" StatementType="SELECT" StatementSubTreeCost="10">`+
+			`%s<QueryPlan>%s%s</QueryPlan></StmtSimple>`, i, i, set, request,
+			RelOp(0, "Nested Loops", "Inner Join", "", `<NestedLoops Optimized="0">`+Seek(1)+KeyLookup(2, ` EstimateRebinds="999"`)+`</NestedLoops>`))
+	}
+	b.WriteString(Tail)
+	return b.String()
+}
+
 // RunTime is a RunTimeInformation element with one RunTimeCountersPerThread
 // per value of rows, each thread executing once.
 func RunTime(rows ...string) string {
