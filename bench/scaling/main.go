@@ -32,6 +32,7 @@ func main() {
 	only := flag.String("only", "", "run only the cases whose name contains this")
 	gen := flag.String("gen", "", "internal: write the input of this case at size -n to stdout")
 	genN := flag.Int("n", 0, "internal: the size for -gen")
+	explain := flag.Bool("explain", false, "also measure explain on the .sql cases, against the TDS test server")
 	flag.Parse()
 	work, err := os.MkdirTemp("", "scaling")
 	if err != nil {
@@ -68,6 +69,16 @@ func main() {
 				return "d.sqlplan", `<?xml version="1.0"?><!DOCTYPE x [` + strings.Repeat("a", n<<20)
 			}, check()},
 	}
+	server := ""
+	if *explain && *gen == "" {
+		var stop func()
+		server, stop, err = startServer(work)
+		if err != nil {
+			fail(err)
+		}
+		defer stop()
+	}
+	cases = append(cases, sqlCases(server)...)
 	if *gen != "" {
 		for _, c := range cases {
 			if c.name == *gen {
@@ -93,7 +104,7 @@ func main() {
 }
 
 func measure(self, bin, work string, c scalingCase) error {
-	fmt.Printf("\n%s\n  %10s %10s %10s %10s %8s %8s %12s\n", c.name, c.unit, "cpu", "wall", "peak RSS", "cpu×", "RSS×", "output")
+	fmt.Printf("\n%s\n  %10s %10s %10s %10s %10s %8s %8s %8s %12s\n", c.name, c.unit, "input", "cpu", "wall", "peak RSS", "RSS/in", "cpu×", "RSS×", "output")
 	var cpu0, rss0 float64
 	var cpus []float64
 	for i, n := range c.sizes {
@@ -109,6 +120,7 @@ func measure(self, bin, work string, c scalingCase) error {
 		g := exec.Command(self, "-gen", c.name, "-n", fmt.Sprint(n))
 		g.Stdout, g.Stderr = in, os.Stderr
 		err = g.Run()
+		inSize, _ := in.Seek(0, 2)
 		in.Close()
 		if err != nil {
 			return fmt.Errorf("generating: %w", err)
@@ -134,7 +146,8 @@ func measure(self, bin, work string, c scalingCase) error {
 			cpu0, rss0 = cpu, rss
 		}
 		cpus = append(cpus, cpu)
-		fmt.Printf("  %10d %9.2fs %9.2fs %9.0fMB %8.2f %8.2f %11.1fMB\n", n, cpu, wall.Seconds(), rss/1e6, cpu/cpu0, rss/rss0, float64(size)/1e6)
+		fmt.Printf("  %10d %9.1fMB %9.2fs %9.2fs %9.0fMB %10.1f %8.2f %8.2f %11.1fMB\n", n, float64(inSize)/1e6, cpu, wall.Seconds(), rss/1e6,
+			rss/float64(inSize), cpu/cpu0, rss/rss0, float64(size)/1e6)
 		os.Remove(path)
 	}
 	first, last := c.sizes[0], c.sizes[len(c.sizes)-1]
