@@ -8,78 +8,25 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/planlint/planlint/internal/sqlgen"
 )
 
-// sqlShapes are the .sql inputs whose parsing cost is measured, at a size
-// of about n MiB (or n columns or indexes): each returns the file's text.
-var sqlShapes = []struct {
-	name  string
-	unit  string
-	sizes []int
-	gen   func(n int) string
-}{
-	{"one line of statements", "MiB", []int{4, 8, 16}, func(n int) string {
-		return repeatTo(n<<20, "", func(i int) string {
-			return fmt.Sprintf("SELECT WorkId, CreatedAt FROM dbo.Work WHERE Status = 0 AND CustomerId = %d; ", i)
-		})
-	}},
-	{"short lines", "MiB", []int{4, 8, 16}, func(n int) string {
-		return repeatTo(n<<20, "", func(i int) string {
-			return fmt.Sprintf("SELECT WorkId FROM dbo.Work\nWHERE CustomerId = %d;\n", i)
-		})
-	}},
-	{"one string literal", "MiB", []int{4, 8, 16}, func(n int) string {
-		return "SELECT '" + strings.Repeat("it''s ", (n<<20)/6) + "' AS s;\n"
-	}},
-	{"one comment", "MiB", []int{4, 8, 16}, func(n int) string {
-		return "/* " + strings.Repeat("a comment ", (n<<20)/10) + " */\nSELECT WorkId FROM dbo.Work WHERE Status = 0;\n"
-	}},
-	{"IN list", "MiB", []int{4, 8, 16}, func(n int) string {
-		return "SELECT WorkId FROM dbo.Work WHERE CustomerId IN (" +
-			repeatTo(n<<20, "", func(i int) string { return fmt.Sprintf("%d, ", i) }) + "0);\n"
-	}},
-	{"CREATE TABLE columns", "columns", []int{2500, 5000, 10000}, func(n int) string {
-		var b strings.Builder
-		b.WriteString("CREATE TABLE dbo.Wide (\n    Id int NOT NULL CONSTRAINT PK_Wide PRIMARY KEY CLUSTERED")
-		for i := range n {
-			fmt.Fprintf(&b, ",\n    Column%d decimal(18, 2) NULL CONSTRAINT DF_Wide_%d DEFAULT (0)", i, i)
-		}
-		b.WriteString("\n);\n")
-		return b.String()
-	}},
-	{"filtered indexes", "indexes", []int{25000, 50000, 100000}, func(n int) string {
-		var b strings.Builder
-		b.WriteString("CREATE TABLE dbo.Work (WorkId bigint NOT NULL PRIMARY KEY, Status tinyint NOT NULL, CreatedAt datetime2 NOT NULL);\nGO\n")
-		for i := range n {
-			fmt.Fprintf(&b, "CREATE INDEX IX_Work_%d ON dbo.Work (CreatedAt, WorkId) WHERE Status = %d AND CreatedAt IS NOT NULL;\n", i, i%200)
-		}
-		return b.String()
-	}},
-}
-
-// repeatTo joins piece(0), piece(1), ... after prefix until n bytes.
-func repeatTo(n int, prefix string, piece func(i int) string) string {
-	var b strings.Builder
-	b.Grow(n + 128)
-	b.WriteString(prefix)
-	for i := 0; b.Len() < n; i++ {
-		b.WriteString(piece(i))
-	}
-	return b.String()
-}
+// sqlSizes are the sizes each .sql shape is measured at, in its unit.
+var sqlSizes = map[string][]int{"bytes": {4 << 20, 8 << 20, 16 << 20}, "columns": {2500, 5000, 10000}, "indexes": {25000, 50000, 100000}}
 
 // sqlCases measures check --schema FILE.sql PLAN and, when server is set
 // ("host,port" of the TDS test server), explain FILE.sql against it.
 func sqlCases(server string) []scalingCase {
 	var out []scalingCase
-	for _, s := range sqlShapes {
-		gen := func(n int) (string, string) { return "big.sql", s.gen(n) }
-		out = append(out, scalingCase{".sql " + s.name + ", check --schema", s.unit, s.sizes, gen,
+	for _, s := range sqlgen.Shapes {
+		gen := func(n int) (string, string) { return "big.sql", s.Gen(n) }
+		out = append(out, scalingCase{".sql " + s.Name + ", check --schema", s.Unit, sqlSizes[s.Unit], gen,
 			func(path string) []string {
 				return []string{"check", "--schema", path, "fixtures/queue/param.sqlplan"}
 			}})
 		if server != "" {
-			out = append(out, scalingCase{".sql " + s.name + ", explain", s.unit, s.sizes, gen,
+			out = append(out, scalingCase{".sql " + s.Name + ", explain", s.Unit, sqlSizes[s.Unit], gen,
 				func(path string) []string {
 					return []string{"explain", "-S", server, "-U", "sa", "-P", "pw", "-C", "--max-file-size", "1GiB", path}
 				}})
