@@ -20,8 +20,8 @@ var scalingSizes = map[string][]int{"bytes": {1 << 20, 4 << 20}, "columns": {100
 func BenchmarkScalingShapes(b *testing.B) {
 	for _, shape := range sqlgen.Shapes {
 		for _, n := range scalingSizes[shape.Unit] {
-			src := []byte(shape.Gen(n))
 			b.Run(fmt.Sprintf("%s/%d", shape.Name, n), func(b *testing.B) {
+				src := []byte(shape.Gen(n))
 				b.ReportAllocs()
 				b.SetBytes(int64(len(src)))
 				perInput(b, len(src), func() {

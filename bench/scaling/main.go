@@ -39,7 +39,7 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(work)
-	if *bin == "" {
+	if *bin == "" && *gen == "" {
 		*bin = filepath.Join(work, "planlint")
 		build := exec.Command("go", "build", "-o", *bin, ".")
 		build.Stderr = os.Stderr
@@ -134,6 +134,8 @@ func measure(self, bin, work string, c scalingCase) error {
 		}
 		cmd := exec.Command(bin, c.args(path)...)
 		cmd.Stdout = out
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		start := time.Now()
 		err = cmd.Run()
 		wall := time.Since(start)
@@ -141,6 +143,9 @@ func measure(self, bin, work string, c scalingCase) error {
 		out.Close()
 		if cmd.ProcessState == nil {
 			return err
+		}
+		if cmd.ProcessState.ExitCode() > 1 { // 1 is findings
+			return fmt.Errorf("exit %d: %s", cmd.ProcessState.ExitCode(), lastLines(stderr.String(), 5))
 		}
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
@@ -157,6 +162,14 @@ func measure(self, bin, work string, c scalingCase) error {
 	slope := math.Log(cpus[len(cpus)-1]/cpus[0]) / math.Log(float64(last)/float64(first))
 	fmt.Printf("  slope (cpu ∝ %s^k): k = %.2f\n", c.unit, slope)
 	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func fail(err error) {

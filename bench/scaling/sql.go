@@ -28,7 +28,7 @@ func sqlCases(server string) []scalingCase {
 		if server != "" {
 			out = append(out, scalingCase{".sql " + s.Name + ", explain", s.Unit, sqlSizes[s.Unit], gen,
 				func(path string) []string {
-					return []string{"explain", "-S", server, "-U", "sa", "-P", "pw", "-C", "--max-file-size", "1GiB", path}
+					return []string{"explain", "-S", server, "-U", "sa", "-P", "pw", "-C", path}
 				}})
 		}
 	}
