@@ -370,10 +370,11 @@ func locateStatements(s *sqlscript.Script, req sqlscript.Request, doc *plan.Docu
 	}
 	var unplaced []*plan.Statement
 	cursor := 0
+	sent := sqlscript.NewLocator(req.Text) // compacted once, not per statement
 	for _, st := range doc.Statements() {
-		start, end, ok := sqlscript.Locate(req.Text, st.Text, cursor)
+		start, end, ok := sent.Locate(st.Text, cursor)
 		if !ok {
-			start, end, ok = sqlscript.Locate(req.Text, st.Text, 0)
+			start, end, ok = sent.Locate(st.Text, 0)
 		}
 		if !ok {
 			unplaced = append(unplaced, st)

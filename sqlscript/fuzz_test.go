@@ -212,8 +212,17 @@ func FuzzFingerprint(f *testing.F) {
 func FuzzLocate(f *testing.F) {
 	f.Add("SELECT 1\r\nFROM t", "SELECT 1\nFROM t", 0)
 	f.Add("a b a  b", "a b", 1)
+	f.Add("SELECT ab FROM t; SELECT a b FROM t", "SELECT a b", 3)
+	f.Add("x  y\tz x y z", " x y  z ", 0)
 	f.Fuzz(func(t *testing.T, text, stmt string, from int) {
 		start, end, ok := Locate(text, stmt, from)
+		os, oe, ook := oracleLocate(text, stmt, from)
+		if start != os || end != oe || ok != ook {
+			t.Fatalf("Locate(%q, %q, %d) = %d, %d, %v; before the run-length compaction it was %d, %d, %v", text, stmt, from, start, end, ok, os, oe, ook)
+		}
+		if ls, le, lok := NewLocator(text).Locate(stmt, from); ls != start || le != end || lok != ok {
+			t.Fatalf("Locator.Locate(%q, %d) on %q = %d, %d, %v; Locate gives %d, %d, %v", stmt, from, text, ls, le, lok, start, end, ok)
+		}
 		if !ok {
 			return
 		}
