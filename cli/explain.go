@@ -15,6 +15,7 @@ import (
 
 	"github.com/planlint/planlint/capture"
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/regular"
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/report"
 	"github.com/planlint/planlint/rules"
@@ -564,7 +565,7 @@ func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) er
 // readAll reads and closes a file.
 func readAll(rc io.ReadCloser) ([]byte, error) {
 	defer rc.Close()
-	return io.ReadAll(rc)
+	return regular.ReadAll(rc, 0) // sized once for a file, as io.ReadAll is not
 }
 
 // progress prints what explain is doing on stderr, when stderr is a
