@@ -180,7 +180,12 @@ func FuzzFingerprint(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+	f.Add("SELECT -1; ; WHERE a IN (-1, +$2, NULL, 'x');;")
+	f.Add("x IN (1, - 'a') AND y IN (1,) AND z = +; IN (-")
 	f.Fuzz(func(t *testing.T, sql string) {
+		if got, want := normalize(sql), oracleNormalize(sql); got != want {
+			t.Fatalf("normalize(%q) = %q; before it streamed the tokens it was %q", sql, got, want)
+		}
 		fp := Fingerprint(sql)
 		if Fingerprint(sql) != fp {
 			t.Fatal("Fingerprint is not deterministic")

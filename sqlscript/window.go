@@ -73,6 +73,27 @@ func (w *codeWindow) release(i int) {
 	w.base += n
 }
 
+// skip moves past the tokens before i, reading without buffering those
+// not read yet: the next token read is i.
+func (w *codeWindow) skip(i int) {
+	if i <= w.base+len(w.buf) {
+		w.release(i)
+		return
+	}
+	w.base += len(w.buf)
+	w.buf = w.buf[:0]
+	for ; w.base < i && !w.done; w.base++ {
+		t, ok := w.sc.NextCode()
+		if !ok {
+			w.done = true
+			break
+		}
+		if w.onToken != nil {
+			w.onToken(t)
+		}
+	}
+}
+
 // count reads to the end and returns the number of tokens.
 func (w *codeWindow) count() int {
 	for w.has(w.base + len(w.buf)) {
