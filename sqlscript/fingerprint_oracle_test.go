@@ -77,4 +77,3 @@ func oracleLiteralList(toks []token, i int) (int, bool) {
 	}
 	return 0, false
 }
-
