@@ -415,24 +415,63 @@ type indexSpec struct {
 	dropExisting bool
 	columnstore  bool
 	at           token          // where the definition starts, for messages
-	written      map[string]int // where each column is named: lower-case name -> index in tokens
-	tokens       []token
+	tokens       []token        // where each column is first named
+	written      map[string]int // for many columns: lower-case name -> index in tokens
 }
 
 func (s *indexSpec) note(t token) {
-	if s.written == nil {
-		s.written = map[string]int{}
-	}
-	key := strings.ToLower(t.value)
-	if _, ok := s.written[key]; !ok {
-		s.written[key] = len(s.tokens)
+	if s.find(t.value) < 0 {
+		if len(s.tokens) == 16 { // from here on, a map finds a name without a scan
+			s.written = make(map[string]int, 32)
+			for i, w := range s.tokens {
+				s.written[strings.ToLower(w.value)] = i
+			}
+		}
+		if s.written != nil {
+			s.written[strings.ToLower(t.value)] = len(s.tokens)
+		}
 		s.tokens = append(s.tokens, t)
 	}
 }
 
+// find returns the index in tokens of the first token naming column
+// (compared in lower case), or -1.
+func (s *indexSpec) find(column string) int {
+	if s.written != nil {
+		if i, ok := s.written[strings.ToLower(column)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, w := range s.tokens {
+		if lowerEqual(w.value, column) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lowerEqual reports strings.ToLower(a) == strings.ToLower(b), without
+// allocating for ASCII names.
+func lowerEqual(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return strings.EqualFold(a, b) // the same for ASCII
+	}
+	return strings.ToLower(a) == strings.ToLower(b)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // tokenOf returns where column is named in the definition.
 func (s *indexSpec) tokenOf(column string) token {
-	if i, ok := s.written[strings.ToLower(column)]; ok {
+	if i := s.find(column); i >= 0 {
 		return s.tokens[i]
 	}
 	return s.at
@@ -810,6 +849,7 @@ func (p *scriptParser) parseCreateTable() error {
 	}
 	tb := &tableBuilder{t: &Table{Database: o.database, Schema: o.schema, Name: o.name}, what: what}
 	for {
+		p.release(p.pos) // no element reads the tokens of those before it
 		if err := p.parseTableElement(tb); err != nil {
 			return err
 		}
