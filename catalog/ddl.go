@@ -123,6 +123,9 @@ func (p *scriptParser) has(i int) bool {
 
 // tok returns token i, or the last one (tokEOF or tokError) past the end.
 func (p *scriptParser) tok(i int) token {
+	if i < p.base {
+		panic("catalog: token read after its release")
+	}
 	if !p.has(i) {
 		return p.toks[len(p.toks)-1]
 	}
@@ -132,10 +135,15 @@ func (p *scriptParser) tok(i int) token {
 // span returns tokens i ... j-1, all read already.
 func (p *scriptParser) span(i, j int) []token { return p.toks[i-p.base : j-p.base] }
 
+// releaseMin is the fewest tokens release drops at once, with at least
+// half the buffer (the copy stays linear overall); the package's tests set
+// it to 1, so that reading a released token fails every test that does.
+var releaseMin = 1024
+
 // release drops the tokens before i, which will not be read again.
 func (p *scriptParser) release(i int) {
 	n := i - p.base
-	if n < 1024 || n < len(p.toks)/2 {
+	if n < releaseMin || n < len(p.toks)/2 {
 		return
 	}
 	p.toks = p.toks[:copy(p.toks, p.toks[n:])]

@@ -60,10 +60,15 @@ func (w *codeWindow) at(i int) token {
 	return w.buf[i-w.base]
 }
 
+// releaseMin is the fewest tokens release drops at once, with at least
+// half the buffer (the copy stays linear overall); the package's tests set
+// it to 1, so that a token read after its release panics in every test.
+var releaseMin = 1024
+
 // release says that tokens before i will not be read again.
 func (w *codeWindow) release(i int) {
 	n := i - w.base
-	if !w.owned || n < 1024 || n < len(w.buf)/2 {
+	if !w.owned || n < releaseMin || n < len(w.buf)/2 {
 		return
 	}
 	if n > len(w.buf) {
