@@ -2,7 +2,9 @@
 // generated hostile inputs: for each path it runs the binary at three sizes
 // and prints CPU time (user+sys, which other load on the machine does not
 // inflate as it does wall time), peak RSS, their ratios to the smallest
-// size, and the slope: the exponent k in time ∝ size^k (1 is linear).
+// size, and the slope: the exponent k in time ∝ size^k (1 is linear). The
+// .sql cases (internal/sqlgen's shapes) also print the peak RSS over the
+// input size, which should stay a few times the input.
 package main
 
 import (
