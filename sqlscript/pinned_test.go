@@ -70,6 +70,11 @@ func pinnedInputs(t *testing.T) map[string]string {
 		}
 		in[strings.TrimPrefix(filepath.ToSlash(f), "../")] = string(src)
 	}
+	args := strings.Repeat(", 1", 40)
+	in["exec long"] = "-- @p int = 1\nEXEC dbo.Proc @p" + args + "\nGO\nEXEC dbo.Proc 0" + args + "; SELECT 1"
+	in["exec sp_executesql long"] = "-- @p int = 1\nEXEC sp_executesql N'SELECT @a" + strings.Repeat(" + @a", 40) + "', N'@a int', @a = 1" +
+		"\nGO\nEXEC [master].[sys].[sp_executesql] N'SELECT x FROM t WHERE a IN (1" + args + ")', N'@a int', @a = 1" +
+		"\nGO\nEXEC master..sp_executesql N'SELECT 1'" + strings.Repeat(", @x = 1", 40)
 	in["bench unit"] = benchScript[:strings.Index(benchScript[1:], "-- planlint-ignore")+1]
 	for _, sh := range sqlgen.Shapes {
 		n := 600

@@ -276,21 +276,42 @@ func (s *Script) addBatch(sp batchSpan) {
 	})
 	s.Batches = append(s.Batches, b)
 
-	// Only a batch that starts with EXEC can be an sp_executesql call; its
-	// code tokens are read again, whole, to parse it.
+	// Only a batch that starts with EXEC can be an sp_executesql call, and
+	// the procedure name, a few tokens, says whether it is one; only a call
+	// has its code tokens read again, whole, to parse it.
 	var ctoks []token
+	decided, isCall := false, false
 	execCall := func() bool {
+		if decided {
+			return isCall
+		}
+		decided = true
 		if !first.IsWord("EXEC") && !first.IsWord("EXECUTE") {
 			return false
 		}
-		if ctoks == nil {
+		head := make([]token, 0, 64)
+		sc := tsql.NewScannerAt(s.Text, sp.start, sp.end)
+		for len(head) < cap(head) {
+			t, ok := sc.NextCode()
+			if !ok {
+				break
+			}
+			head = append(head, t)
+		}
+		switch _, next, _ := procedureName(head, 1); {
+		case len(head) < cap(head):
+			ctoks = head // all of them
+		case next < len(head) && !isExecuteSQLCall(head):
+			return false // the name ends inside head: head decides as all the tokens would
+		default:
 			ctoks = code(tsql.Lex(s.Text[:sp.end][sp.start:]))
 			for i := range ctoks {
 				ctoks[i].Start += sp.start
 				ctoks[i].End += sp.start
 			}
 		}
-		return isExecuteSQLCall(ctoks)
+		isCall = isExecuteSQLCall(ctoks)
+		return isCall
 	}
 	if len(b.Statements) == 1 && execCall() {
 		call, err := parseExecuteSQL(s.Text, ctoks, s.idx)
