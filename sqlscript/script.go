@@ -167,15 +167,18 @@ func Parse(path string, src []byte) (*Script, error) {
 	}
 	s := &Script{Path: path, Text: text, idx: newLineIndex(text)}
 	// One pass over every token marks the lines, reports unterminated
-	// constructs and reads the suppressions; batches and statements are
-	// then read batch by batch. No pass holds the tokens of the whole text.
+	// constructs, reads the suppressions and finds the GO lines; statements
+	// are then read batch by batch. No pass holds the tokens of the whole
+	// text.
 	s.codeLine, s.commentLine = make([]bool, len(s.idx.start)+2), make([]bool, len(s.idx.start)+2)
 	sc := tsql.NewScanner(text)
+	batches := batchSplitter{text: text, idx: s.idx}
 	for {
 		t, ok := sc.Next()
 		if !ok {
 			break
 		}
+		batches.see(t, sc)
 		s.classifyLine(t)
 		if t.Unterminated {
 			s.diag(t.Start, t.End, SeverityError, "unterminated %s: it runs to the end of the file", t.Kind)
@@ -184,7 +187,7 @@ func Parse(path string, src []byte) (*Script, error) {
 			s.parseSuppression(t)
 		}
 	}
-	spans, diags := splitBatches(text, s.idx)
+	spans, diags := batches.finish()
 	for _, d := range diags {
 		d.Path = path
 		s.Diagnostics = append(s.Diagnostics, d)

@@ -14,57 +14,64 @@ type batchSpan struct {
 	repeat     int
 }
 
-// splitBatches splits a script at GO lines: a line holding only GO, an
+// batchSplitter splits a script at GO lines: a line holding only GO, an
 // optional repeat count and an optional comment. GO inside a string, comment
 // or quoted identifier is a single token of another kind and never matches.
 // A batch ends where its GO line starts; the next begins on the line after.
-func splitBatches(text string, idx *lineIndex) ([]batchSpan, []Diagnostic) {
-	var spans []batchSpan
-	var diags []Diagnostic
-	start := 0
-	sc := tsql.NewScanner(text)
-	var prev token // the token before t
-	for i := 0; ; i++ {
-		t, ok := sc.Next()
-		if !ok {
-			break
-		}
-		lineStarts := i == 0 || prev.Kind == tokSpace && (i == 1 || hasLineBreak(prev.Text))
-		prev = t
-		if !lineStarts {
-			continue
-		}
-		if t.IsOp(":") {
-			peek := *sc
-			if next, ok := peek.Next(); ok && next.Kind == tokWord && next.Start == t.End {
-				diags = append(diags, Diagnostic{Range: idx.span(t.Start, next.End), Severity: SeverityWarning,
-					Message: fmt.Sprintf("sqlcmd command :%s is not supported; the line is sent to the server as T-SQL", next.Text)})
-			}
-			continue
-		}
-		if !t.IsWord("GO") {
-			continue
-		}
-		repeat, lineEnd, problem, countTok := goLine(text, *sc)
-		if problem != "" {
-			diags = append(diags, Diagnostic{Range: idx.span(t.Start, lineEnd), Severity: SeverityWarning,
-				Message: "GO is not a batch separator here: " + problem + " (a GO line holds only GO, a repeat count and a comment)"})
-			continue
-		}
-		if countTok != nil {
-			n, err := strconv.Atoi(countTok.Text)
-			if err != nil || n < 1 || n > 2147483647 || strings.ContainsAny(countTok.Text, ".eE") {
-				diags = append(diags, Diagnostic{Range: idx.span(countTok.Start, countTok.End), Severity: SeverityError,
-					Message: fmt.Sprintf("GO count %s must be a whole number from 1 to 2147483647", countTok.Text)})
-				n = 1
-			}
-			repeat = n
-		}
-		spans = append(spans, batchSpan{start: start, end: lineStart(text, t.Start), repeat: repeat})
-		start = lineEnd
+// It sees the script's tokens one at a time, in the pass that reads them
+// for other purposes too.
+type batchSplitter struct {
+	text  string
+	idx   *lineIndex
+	spans []batchSpan
+	diags []Diagnostic
+	start int   // where the current batch starts
+	n     int   // tokens seen
+	prev  token // the last token seen
+}
+
+// see handles token t; sc is the scanner that read it, positioned after
+// it, and is not moved.
+func (b *batchSplitter) see(t token, sc *tsql.Scanner) {
+	lineStarts := b.n == 0 || b.prev.Kind == tokSpace && (b.n == 1 || hasLineBreak(b.prev.Text))
+	b.n++
+	b.prev = t
+	if !lineStarts {
+		return
 	}
-	spans = append(spans, batchSpan{start: start, end: len(text), repeat: 1})
-	return spans, diags
+	if t.IsOp(":") {
+		peek := *sc
+		if next, ok := peek.Next(); ok && next.Kind == tokWord && next.Start == t.End {
+			b.diags = append(b.diags, Diagnostic{Range: b.idx.span(t.Start, next.End), Severity: SeverityWarning,
+				Message: fmt.Sprintf("sqlcmd command :%s is not supported; the line is sent to the server as T-SQL", next.Text)})
+		}
+		return
+	}
+	if !t.IsWord("GO") {
+		return
+	}
+	repeat, lineEnd, problem, countTok := goLine(b.text, *sc)
+	if problem != "" {
+		b.diags = append(b.diags, Diagnostic{Range: b.idx.span(t.Start, lineEnd), Severity: SeverityWarning,
+			Message: "GO is not a batch separator here: " + problem + " (a GO line holds only GO, a repeat count and a comment)"})
+		return
+	}
+	if countTok != nil {
+		n, err := strconv.Atoi(countTok.Text)
+		if err != nil || n < 1 || n > 2147483647 || strings.ContainsAny(countTok.Text, ".eE") {
+			b.diags = append(b.diags, Diagnostic{Range: b.idx.span(countTok.Start, countTok.End), Severity: SeverityError,
+				Message: fmt.Sprintf("GO count %s must be a whole number from 1 to 2147483647", countTok.Text)})
+			n = 1
+		}
+		repeat = n
+	}
+	b.spans = append(b.spans, batchSpan{start: b.start, end: lineStart(b.text, t.Start), repeat: repeat})
+	b.start = lineEnd
+}
+
+// finish returns the batches and the diagnostics about GO and sqlcmd lines.
+func (b *batchSplitter) finish() ([]batchSpan, []Diagnostic) {
+	return append(b.spans, batchSpan{start: b.start, end: len(b.text), repeat: 1}), b.diags
 }
 
 func hasLineBreak(s string) bool { return strings.ContainsAny(s, "\r\n") }
