@@ -465,7 +465,10 @@ func lowerEqual(a, b string) bool {
 	if isASCII(a) && isASCII(b) {
 		return strings.EqualFold(a, b) // the same for ASCII
 	}
-	return strings.ToLower(a) == strings.ToLower(b)
+	// not EqualFold, which also matches U+017F with s: the map keys are
+	// ToLower's
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	return la == lb
 }
 
 func isASCII(s string) bool {
