@@ -438,6 +438,9 @@ func (s *indexSpec) note(t token) {
 		if s.written != nil {
 			s.written[strings.ToLower(t.value)] = len(s.tokens)
 		}
+		if s.tokens == nil {
+			s.tokens = make([]token, 0, 4) // keys and filter columns are few
+		}
 		s.tokens = append(s.tokens, t)
 	}
 }

@@ -55,8 +55,14 @@ func (t token) isName() bool {
 // text says what is unterminated). Comments and whitespace are dropped; a
 // GO line becomes tokGo when batches is set.
 func lex(src string, batches bool) []token {
+	// a first pass counts the tokens, so that the slice is allocated once
+	// (lex serves filters and literals, which are short)
+	n := 0
+	for c := *newLexer(src, batches); !c.done; n++ {
+		c.next()
+	}
 	l := newLexer(src, batches)
-	toks := make([]token, 0, len(src)/4+2) // scripts average a code token per 5 or 6 bytes
+	toks := make([]token, 0, n)
 	for !l.done {
 		toks = append(toks, l.next())
 	}

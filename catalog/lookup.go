@@ -82,6 +82,20 @@ func (ni *nameIndex[T]) find(s []T, nameOf func(T) (string, bool), name string) 
 			ni.byName[key] = ni.n
 		}
 	}
+	var buf [64]byte
+	if len(name) <= len(buf) && isASCII(name) { // the key without allocating it
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if i, ok := ni.byName[string(buf[:len(name)])]; ok {
+			return i
+		}
+		return -1
+	}
 	if i, ok := ni.byName[foldName(name)]; ok {
 		return i
 	}
