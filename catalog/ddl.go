@@ -49,16 +49,22 @@ func ParseScript(name string, r io.Reader) (*Catalog, []Diagnostic, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
+	cat, diags := parseText(name, text)
+	return cat, diags, nil
+}
+
+// parseText parses a decoded script.
+func parseText(name, text string) (*Catalog, []Diagnostic) {
 	p := &scriptParser{
 		file:   name,
-		toks:   lex(text, true),
+		lx:     newLexer(text, true),
 		posns:  newPositions(text),
 		cat:    &Catalog{Source: name},
 		tables: map[string]*Table{},
 		lines:  map[*Table]int{},
 	}
 	p.run()
-	return p.cat, p.diags, nil
+	return p.cat, p.diags
 }
 
 // decodeText returns the script as UTF-8, decoding UTF-16 when a
@@ -79,14 +85,24 @@ func decodeText(data []byte) (string, error) {
 }
 
 type scriptParser struct {
-	file   string
+	file string
+	// The tokens are read as the parser needs them: toks holds tokens
+	// base ... base+len(toks)-1, those before the current statement are
+	// released, so that a script of any size costs memory in proportion to
+	// its longest statement, not to its length.
+	lx     *lexer
 	toks   []token
+	base   int
 	pos    int
 	posns  *positions
 	cat    *Catalog
 	diags  []Diagnostic
 	tables map[string]*Table // by tableKey
-	lines  map[*Table]int    // line of the CREATE TABLE that defined a table's columns
+	// indexNames and columnNames find indexes and columns of large tables
+	// by name (see indexNamed and columnNamed).
+	indexNames  map[*Table]*nameIndex[*Index]
+	columnNames map[*Table]*nameIndex[*Column]
+	lines       map[*Table]int // line of the CREATE TABLE that defined a table's columns
 }
 
 // scriptError is a diagnostic not yet placed.
@@ -97,18 +113,50 @@ type scriptError struct {
 
 func (e *scriptError) Error() string { return e.msg }
 
-func (p *scriptParser) cur() token { return p.toks[p.pos] }
-
-func (p *scriptParser) peek(ahead int) token {
-	if i := p.pos + ahead; i < len(p.toks) {
-		return p.toks[i]
+// has reports whether token i exists, reading up to it.
+func (p *scriptParser) has(i int) bool {
+	for i >= p.base+len(p.toks) && !p.lx.done {
+		p.toks = append(p.toks, p.lx.next())
 	}
-	return p.toks[len(p.toks)-1]
+	return i < p.base+len(p.toks)
 }
 
+// tok returns token i, or the last one (tokEOF or tokError) past the end.
+func (p *scriptParser) tok(i int) token {
+	if i < p.base {
+		panic("catalog: token read after its release")
+	}
+	if !p.has(i) {
+		return p.toks[len(p.toks)-1]
+	}
+	return p.toks[i-p.base]
+}
+
+// span returns tokens i ... j-1, all read already.
+func (p *scriptParser) span(i, j int) []token { return p.toks[i-p.base : j-p.base] }
+
+// releaseMin is the fewest tokens release drops at once, with at least
+// half the buffer (the copy stays linear overall); the package's tests set
+// it to 1, so that reading a released token fails every test that does.
+var releaseMin = 1024
+
+// release drops the tokens before i, which will not be read again.
+func (p *scriptParser) release(i int) {
+	n := i - p.base
+	if n < releaseMin || n < len(p.toks)/2 {
+		return
+	}
+	p.toks = p.toks[:copy(p.toks, p.toks[n:])]
+	p.base = i
+}
+
+func (p *scriptParser) cur() token { return p.tok(p.pos) }
+
+func (p *scriptParser) peek(ahead int) token { return p.tok(p.pos + ahead) }
+
 func (p *scriptParser) advance() token {
-	t := p.toks[p.pos]
-	if p.pos < len(p.toks)-1 {
+	t := p.tok(p.pos)
+	if p.has(p.pos + 1) {
 		p.pos++
 	}
 	return t
@@ -166,6 +214,7 @@ func (p *scriptParser) lineOf(t token) int {
 
 func (p *scriptParser) run() {
 	for {
+		p.release(p.pos)
 		t := p.cur()
 		switch {
 		case t.kind == tokEOF:
@@ -373,23 +422,71 @@ type indexSpec struct {
 	ix           *Index
 	dropExisting bool
 	columnstore  bool
-	at           token            // where the definition starts, for messages
-	written      map[string]token // where each column is named, by lower-case name
+	at           token          // where the definition starts, for messages
+	tokens       []token        // where each column is first named
+	written      map[string]int // for many columns: lower-case name -> index in tokens
 }
 
 func (s *indexSpec) note(t token) {
-	if s.written == nil {
-		s.written = map[string]token{}
+	if s.find(t.value) < 0 {
+		if len(s.tokens) == 16 { // from here on, a map finds a name without a scan
+			s.written = make(map[string]int, 32)
+			for i, w := range s.tokens {
+				s.written[strings.ToLower(w.value)] = i
+			}
+		}
+		if s.written != nil {
+			s.written[strings.ToLower(t.value)] = len(s.tokens)
+		}
+		if s.tokens == nil {
+			s.tokens = make([]token, 0, 4) // keys and filter columns are few
+		}
+		s.tokens = append(s.tokens, t)
 	}
-	if _, ok := s.written[strings.ToLower(t.value)]; !ok {
-		s.written[strings.ToLower(t.value)] = t
+}
+
+// find returns the index in tokens of the first token naming column
+// (compared in lower case), or -1.
+func (s *indexSpec) find(column string) int {
+	if s.written != nil {
+		if i, ok := s.written[strings.ToLower(column)]; ok {
+			return i
+		}
+		return -1
 	}
+	for i, w := range s.tokens {
+		if lowerEqual(w.value, column) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lowerEqual reports strings.ToLower(a) == strings.ToLower(b), without
+// allocating for ASCII names.
+func lowerEqual(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return strings.EqualFold(a, b) // the same for ASCII
+	}
+	// not EqualFold, which also matches U+017F with s: the map keys are
+	// ToLower's
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	return la == lb
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenOf returns where column is named in the definition.
 func (s *indexSpec) tokenOf(column string) token {
-	if t, ok := s.written[strings.ToLower(column)]; ok {
-		return t
+	if i := s.find(column); i >= 0 {
+		return s.tokens[i]
 	}
 	return s.at
 }
@@ -561,10 +658,10 @@ func (p *scriptParser) parseWhere(what string, spec *indexSpec) error {
 	}
 	ix := spec.ix
 	if strings.HasPrefix(ix.Type, "CLUSTERED") {
-		return p.errorAt(p.toks[start], "%s: a clustered index cannot be filtered", what)
+		return p.errorAt(p.tok(start), "%s: a clustered index cannot be filtered", what)
 	}
-	ix.FilterDefinition = joinTokens(p.toks[start:p.pos])
-	for _, t := range p.toks[start:p.pos] {
+	ix.FilterDefinition = joinTokens(p.span(start, p.pos))
+	for _, t := range p.span(start, p.pos) {
 		if t.kind == tokIdent || t.kind == tokQuoted {
 			spec.note(t)
 		}
@@ -586,7 +683,7 @@ func (p *scriptParser) parseIndexOptions(what string, spec *indexSpec) error {
 		if err := p.skipParens(what); err != nil {
 			return err
 		}
-		inner := p.toks[open:p.pos]
+		inner := p.span(open, p.pos)
 		for i := 0; i+2 < len(inner); i++ {
 			if inner[i].is("DROP_EXISTING") && inner[i+1].isPunct("=") && inner[i+2].is("ON") {
 				spec.dropExisting = true
@@ -669,10 +766,8 @@ func (p *scriptParser) addIndex(what string, t *Table, spec *indexSpec, replace 
 			}
 		}
 	}
-	for i, old := range t.Indexes {
-		if !strings.EqualFold(old.Name, ix.Name) {
-			continue
-		}
+	if i := p.indexNamed(t, ix.Name); i >= 0 {
+		old := t.Indexes[i]
 		if !replace {
 			return p.errorAt(spec.at, "%s: %s already has an index or constraint named %s", what, t.Name, ix.Name)
 		}
@@ -682,10 +777,62 @@ func (p *scriptParser) addIndex(what string, t *Table, spec *indexSpec, replace 
 		t.Indexes[i] = ix
 		return nil
 	}
-	if cl := t.Clustered(); ix.isClustered() && cl != nil {
-		return p.errorAt(spec.at, "%s: %s.%s already has clustered index %s", what, t.Schema, t.Name, cl.Name)
+	if ix.isClustered() {
+		if cl := t.Clustered(); cl != nil {
+			return p.errorAt(spec.at, "%s: %s.%s already has clustered index %s", what, t.Schema, t.Name, cl.Name)
+		}
 	}
 	t.Indexes = append(t.Indexes, ix)
+	return nil
+}
+
+// indexNamed returns the position of t's first index named name (case
+// insensitively), or -1. Indexes of the table change only by an append or
+// by a replacement under the same name, so the map is brought up to date by
+// adding the indexes appended since; a table with few indexes is scanned.
+func (p *scriptParser) indexNamed(t *Table, name string) int {
+	if len(t.Indexes) < 32 {
+		for i, old := range t.Indexes {
+			if strings.EqualFold(old.Name, name) {
+				return i
+			}
+		}
+		return -1
+	}
+	if p.indexNames == nil {
+		p.indexNames = map[*Table]*nameIndex[*Index]{}
+	}
+	ni := p.indexNames[t]
+	if ni == nil {
+		ni = &nameIndex[*Index]{}
+		p.indexNames[t] = ni
+	}
+	return ni.find(t.Indexes, func(ix *Index) (string, bool) { return ix.Name, true }, name)
+}
+
+// columnNamed is t.FindColumn that, on a table with many columns, does
+// not scan them (see indexNamed).
+func (p *scriptParser) columnNamed(t *Table, name string) *Column {
+	if len(t.Columns) < 32 {
+		return t.FindColumn(name)
+	}
+	if p.columnNames == nil {
+		p.columnNames = map[*Table]*nameIndex[*Column]{}
+	}
+	ni := p.columnNames[t]
+	if ni == nil {
+		ni = &nameIndex[*Column]{}
+		p.columnNames[t] = ni
+	}
+	name = normName(name)
+	if i := ni.find(t.Columns, func(c *Column) (string, bool) {
+		if c == nil {
+			return "", false // FindColumn skips it
+		}
+		return normName(c.Name), true
+	}, name); i >= 0 {
+		return t.Columns[i]
+	}
 	return nil
 }
 
@@ -701,7 +848,7 @@ type tableBuilder struct {
 // parseCreateTable parses CREATE TABLE name ( column and constraint
 // definitions ) and whatever options follow.
 func (p *scriptParser) parseCreateTable() error {
-	start := p.toks[p.pos-1]
+	start := p.tok(p.pos - 1)
 	p.advance() // TABLE
 	o, err := p.parseObjectName("CREATE TABLE", "the table name")
 	if err != nil {
@@ -716,6 +863,7 @@ func (p *scriptParser) parseCreateTable() error {
 	}
 	tb := &tableBuilder{t: &Table{Database: o.database, Schema: o.schema, Name: o.name}, what: what}
 	for {
+		p.release(p.pos) // no element reads the tokens of those before it
 		if err := p.parseTableElement(tb); err != nil {
 			return err
 		}
@@ -759,13 +907,13 @@ func (tb *tableBuilder) finish(p *scriptParser) error {
 	}
 	for _, spec := range tb.specs {
 		for _, c := range indexColumns(spec.ix) {
-			if tb.t.FindColumn(c) == nil && len(tb.t.Columns) > 0 {
+			if p.columnNamed(tb.t, c) == nil && len(tb.t.Columns) > 0 {
 				return p.errorAt(spec.tokenOf(c), "%s: %s is not a column of the table", tb.what, c)
 			}
 		}
 		if spec.ix.PrimaryKey {
 			for _, k := range spec.ix.Keys {
-				if c := tb.t.FindColumn(k.Name); c != nil {
+				if c := p.columnNamed(tb.t, k.Name); c != nil {
 					c.Nullable = false
 				}
 			}
@@ -1052,7 +1200,7 @@ func (p *scriptParser) parseColumnDef(tb *tableBuilder) error {
 	nameTok := p.advance()
 	col := &Column{Name: nameTok.value, Nullable: true}
 	what := tb.what
-	if tb.t.FindColumn(col.Name) != nil {
+	if p.columnNamed(tb.t, col.Name) != nil {
 		return p.errorAt(nameTok, "%s: column %s is defined twice", what, col.Name)
 	}
 	if p.accept("AS") {

@@ -134,11 +134,11 @@ func LoadFile(path string) (*Catalog, []Diagnostic, error) {
 	case '<':
 		return nil, nil, fmt.Errorf("%s: this is XML (a showplan?); expected a T-SQL script or planlint catalog JSON", path)
 	}
-	c, diags, err := ParseScript(path, strings.NewReader(text))
-	if err == nil && len(c.Tables) == 0 && len(diags) == 0 {
+	c, diags := parseText(path, text) // not ParseScript: it would read and decode a copy
+	if len(c.Tables) == 0 && len(diags) == 0 {
 		return nil, nil, fmt.Errorf("%s: no CREATE TABLE, CREATE INDEX or ALTER TABLE statement found; expected a T-SQL script or planlint catalog JSON", path)
 	}
-	return c, diags, err
+	return c, diags, nil
 }
 
 // ScriptError reports the diagnostics of a script that Load read.

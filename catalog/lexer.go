@@ -55,28 +55,56 @@ func (t token) isName() bool {
 // text says what is unterminated). Comments and whitespace are dropped; a
 // GO line becomes tokGo when batches is set.
 func lex(src string, batches bool) []token {
-	sc := tsql.NewScanner(src)
-	toks := make([]token, 0, len(src)/4+2) // scripts average a code token per 5 or 6 bytes
-	space := false
-	lineStart := true // only white space since the start or the last line break
+	// a first pass counts the tokens, so that the slice is allocated once
+	// (lex serves filters and literals, which are short)
+	n := 0
+	for c := *newLexer(src, batches); !c.done; n++ {
+		c.next()
+	}
+	l := newLexer(src, batches)
+	toks := make([]token, 0, n)
+	for !l.done {
+		toks = append(toks, l.next())
+	}
+	return toks
+}
+
+// lexer returns the tokens lex would, one at a time.
+type lexer struct {
+	src       string
+	sc        tsql.Scanner
+	batches   bool
+	space     bool // whitespace or a comment since the last token
+	lineStart bool // only white space since the start or the last line break
+	done      bool // the tokEOF or tokError token was returned
+}
+
+func newLexer(src string, batches bool) *lexer {
+	return &lexer{src: src, sc: *tsql.NewScanner(src), batches: batches, lineStart: true}
+}
+
+// next returns the next token; after tokEOF or tokError, done is set.
+func (l *lexer) next() token {
 	for {
-		r, ok := sc.Next()
+		r, ok := l.sc.Next()
 		if !ok {
-			return append(toks, token{kind: tokEOF, pos: len(src), end: len(src), space: space})
+			l.done = true
+			return token{kind: tokEOF, pos: len(l.src), end: len(l.src), space: l.space}
 		}
 		switch {
 		case r.Kind == tsql.Space || r.IsOp("\uFEFF"):
-			space = true
-			lineStart = lineStart || strings.Contains(r.Text, "\n")
+			l.space = true
+			l.lineStart = l.lineStart || strings.Contains(r.Text, "\n")
 			continue
 		case r.Comment():
 			if r.Unterminated {
-				return append(toks, token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated /* comment"})
+				l.done = true
+				return token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated /* comment"}
 			}
-			space, lineStart = true, false
+			l.space, l.lineStart = true, false
 			continue
 		}
-		t := token{pos: r.Start, end: r.End, text: r.Text, value: r.Text, space: space}
+		t := token{pos: r.Start, end: r.End, text: r.Text, value: r.Text, space: l.space}
 		switch r.Kind {
 		case tsql.Word, tsql.Variable, tsql.SysVariable:
 			t.kind = tokIdent
@@ -96,16 +124,17 @@ func lex(src string, batches bool) []token {
 			if r.Kind == tsql.QuotedIdent {
 				what = map[bool]string{true: "bracketed identifier", false: "double-quoted identifier"}[r.Text[0] == '[']
 			}
-			return append(toks, token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated " + what})
+			l.done = true
+			return token{kind: tokError, pos: r.Start, end: r.End, text: "unterminated " + what}
 		}
-		if batches && lineStart && r.IsWord("GO") {
-			if rest, ok := goLine(*sc); ok {
+		if l.batches && l.lineStart && r.IsWord("GO") {
+			if rest, ok := goLine(l.sc); ok {
 				t.kind = tokGo
-				*sc = rest
+				l.sc = rest
 			}
 		}
-		toks = append(toks, t)
-		space, lineStart = false, false
+		l.space, l.lineStart = false, false
+		return t
 	}
 }
 

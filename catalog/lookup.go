@@ -3,6 +3,8 @@ package catalog
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // normName strips the brackets or double quotes around an identifier as
@@ -24,6 +26,80 @@ func normName(s string) string {
 // ignoring brackets.
 func sameName(a, b string) bool {
 	return strings.EqualFold(normName(a), normName(b))
+}
+
+// foldName maps names that strings.EqualFold calls equal to one string:
+// each character becomes the smallest of its case-folding orbit.
+func foldName(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(s) // 'K' < 'k' < U+212A KELVIN SIGN, and so on
+	}
+	var b strings.Builder
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
+}
+
+// nameIndex finds elements of a growing slice by name without a scan. It
+// holds the names of the first n elements of the slice as it was when they
+// were added (first is its first element): a slice that only grows by
+// appends, or has elements replaced under the same name, is followed by
+// adding what was appended; any other change starts it again.
+type nameIndex[T any] struct {
+	first  *T
+	n      int
+	byName map[string]int // foldName of a name -> position of the first element so named
+}
+
+// find returns the position of the first element of s whose name is name
+// (as strings.EqualFold compares), or -1.
+func (ni *nameIndex[T]) find(s []T, nameOf func(T) (string, bool), name string) int {
+	if len(s) == 0 {
+		return -1
+	}
+	if ni.first != &s[0] || ni.n > len(s) {
+		*ni = nameIndex[T]{first: &s[0], byName: map[string]int{}}
+	}
+	for ; ni.n < len(s); ni.n++ {
+		n, ok := nameOf(s[ni.n])
+		if !ok {
+			continue
+		}
+		key := foldName(n)
+		if _, ok := ni.byName[key]; !ok {
+			ni.byName[key] = ni.n
+		}
+	}
+	var buf [64]byte
+	if len(name) <= len(buf) && isASCII(name) { // the key without allocating it
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if i, ok := ni.byName[string(buf[:len(name)])]; ok {
+			return i
+		}
+		return -1
+	}
+	if i, ok := ni.byName[foldName(name)]; ok {
+		return i
+	}
+	return -1
 }
 
 // tempTableSuffix matches the padding and hexadecimal suffix SQL Server

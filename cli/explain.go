@@ -16,6 +16,7 @@ import (
 
 	"github.com/planlint/planlint/capture"
 	"github.com/planlint/planlint/catalog"
+	"github.com/planlint/planlint/internal/regular"
 	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/report"
 	"github.com/planlint/planlint/rules"
@@ -405,10 +406,11 @@ func locateStatements(s *sqlscript.Script, req sqlscript.Request, doc *plan.Docu
 	}
 	var unplaced []*plan.Statement
 	cursor := 0
+	sent := sqlscript.NewLocator(req.Text) // compacted once, not per statement
 	for _, st := range doc.Statements() {
-		start, end, ok := sqlscript.Locate(req.Text, st.Text, cursor)
+		start, end, ok := sent.Locate(st.Text, cursor)
 		if !ok {
-			start, end, ok = sqlscript.Locate(req.Text, st.Text, 0)
+			start, end, ok = sent.Locate(st.Text, 0)
 		}
 		if !ok {
 			unplaced = append(unplaced, st)
@@ -616,7 +618,7 @@ func savePlans(env *Env, dir string, plans []savedPlan, cat *catalog.Catalog) er
 // readAll reads and closes a file.
 func readAll(rc io.ReadCloser) ([]byte, error) {
 	defer rc.Close()
-	return io.ReadAll(rc)
+	return regular.ReadAll(rc, 0) // sized once for a file, as io.ReadAll is not
 }
 
 // progress prints what explain is doing on stderr, when stderr is a

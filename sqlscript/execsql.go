@@ -363,14 +363,12 @@ func parseExecuteSQL(text string, toks []token, idx *lineIndex) (*ExecuteSQL, *o
 		}
 	}
 
-	stoks := code(lex(call.Statement))
-	for _, sp := range splitStatements(stoks) {
-		start, end := stoks[sp.first].Start, stoks[sp.last].End
+	splitWindow(newWindow(call.Statement, 0, len(call.Statement)), func(sp stmtSpan) {
 		call.Statements = append(call.Statements, &Statement{
-			Text:    call.Statement[start:end],
-			Range:   idx.span(call.stmtMap.apply(start), call.stmtMap.apply(end)),
+			Text:    call.Statement[sp.start:sp.end],
+			Range:   idx.span(call.stmtMap.apply(sp.start), call.stmtMap.apply(sp.end)),
 			Keyword: sp.keyword,
 		})
-	}
+	})
 	return call, nil
 }

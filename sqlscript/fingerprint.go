@@ -1,6 +1,7 @@
 package sqlscript
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -11,10 +12,13 @@ import (
 // identifiers and variables case-folded, brackets and quotes removed from
 // identifiers, literals (strings, numbers, binary, with their sign) replaced
 // by ?, IN lists of literals collapsed to IN (?), and trailing semicolons
-// dropped.
+// dropped. The normalized text is hashed as it is produced, never held.
 func Fingerprint(sql string) string {
-	sum := sha256.Sum256([]byte(normalize(sql)))
-	return hex.EncodeToString(sum[:8])
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 4096)
+	normalizeTo(w, sql)
+	w.Flush()
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // unaryAfter are the keywords after which + or - is a sign, not an operator.
@@ -23,75 +27,130 @@ var unaryAfter = setOf("SELECT", "WHERE", "AND", "OR", "NOT", "THEN", "ELSE", "W
 
 // normalize returns the text that Fingerprint hashes.
 func normalize(sql string) string {
-	toks := code(lex(sql))
-	for len(toks) > 0 && toks[len(toks)-1].IsOp(";") {
-		toks = toks[:len(toks)-1]
-	}
-	out := make([]string, 0, len(toks))
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		switch {
-		case t.Literal():
-			out = append(out, "?")
-		case (t.IsOp("-") || t.IsOp("+")) && i+1 < len(toks) && (toks[i+1].Kind == tokNumber || toks[i+1].Kind == tokMoney) && isSignPosition(toks, i):
-			// the sign belongs to the literal that follows
-		case t.IsWord("IN") && i+1 < len(toks) && toks[i+1].IsOp("("):
-			if end, ok := literalList(toks, i+2); ok {
-				out = append(out, "in", "(", "?", ")")
-				i = end
-				continue
-			}
-			out = append(out, "in")
-		case t.Kind == tokQuotedIdent:
-			out = append(out, strings.ToLower(unquote(t)))
-		case t.Kind == tokWord || t.Kind == tokVariable || t.Kind == tokSysVariable:
-			out = append(out, strings.ToLower(t.Text))
-		default:
-			out = append(out, t.Text)
-		}
-	}
-	return strings.Join(out, " ")
+	var b strings.Builder
+	normalizeTo(&b, sql)
+	return b.String()
 }
 
-// isSignPosition reports whether the + or - at toks[i] is a sign: it starts
-// the text or follows an operator (other than a closing parenthesis) or a
-// keyword that cannot end an operand.
-func isSignPosition(toks []token, i int) bool {
+// normalizeTo writes the normalized words of sql to w, separated by
+// spaces, reading the tokens from a window (an IN list is checked with a
+// lookahead that does not hold its tokens).
+func normalizeTo(w interface {
+	WriteString(string) (int, error)
+	WriteByte(byte) error
+}, sql string) {
+	toks := newWindow(sql, 0, len(sql))
+	words, semicolons := 0, 0 // semicolons: written only if a token follows them
+	put := func(s string) {
+		if words > 0 {
+			w.WriteByte(' ')
+		}
+		w.WriteString(s)
+		words++
+	}
+	putLower := func(s string) {
+		if !isASCII(s) {
+			put(strings.ToLower(s))
+			return
+		}
+		if words > 0 {
+			w.WriteByte(' ')
+		}
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			w.WriteByte(c)
+		}
+		words++
+	}
+	var prev token // the token before toks.at(i)
+	for i := 0; toks.has(i); i++ {
+		toks.release(i)
+		t := toks.at(i)
+		if t.IsOp(";") {
+			semicolons++
+			prev = t
+			continue
+		}
+		for ; semicolons > 0; semicolons-- {
+			put(";")
+		}
+		switch {
+		case t.Literal():
+			put("?")
+		case (t.IsOp("-") || t.IsOp("+")) && (toks.at(i+1).Kind == tokNumber || toks.at(i+1).Kind == tokMoney) && isSignPosition(prev, i):
+			// the sign belongs to the literal that follows
+		case t.IsWord("IN") && toks.at(i+1).IsOp("("):
+			if end, ok := literalList(toks, i+2); ok {
+				put("in")
+				put("(")
+				put("?")
+				put(")")
+				toks.skip(end)
+				i = end
+				prev = token{Kind: tokOperator, Text: ")"}
+				continue
+			}
+			put("in")
+		case t.Kind == tokQuotedIdent:
+			putLower(unquote(t))
+		case t.Kind == tokWord || t.Kind == tokVariable || t.Kind == tokSysVariable:
+			putLower(t.Text)
+		default:
+			put(t.Text)
+		}
+		prev = t
+	}
+}
+
+// isSignPosition reports whether the + or - at index i, after prev, is a
+// sign: it starts the text or follows an operator (other than a closing
+// parenthesis) or a keyword that cannot end an operand.
+func isSignPosition(prev token, i int) bool {
 	if i == 0 {
 		return true
 	}
-	p := toks[i-1]
-	switch p.Kind {
+	switch prev.Kind {
 	case tokOperator:
-		return !p.IsOp(")")
+		return !prev.IsOp(")")
 	case tokWord:
-		return unaryAfter[p.Upper()]
+		return unaryAfter[keyword(prev)]
 	}
 	return false
 }
 
-// literalList reports whether toks from i up to a closing parenthesis are
-// only literals (optionally signed) separated by commas, and returns the
-// index of that parenthesis.
-func literalList(toks []token, i int) (int, bool) {
+// literalList reports whether the tokens from i up to a closing
+// parenthesis are only literals (optionally signed) separated by commas,
+// and returns the index of that parenthesis.
+func literalList(toks *codeWindow, i int) (end int, ok bool) {
 	want := true // a literal is expected next
-	for ; i < len(toks); i++ {
-		t := toks[i]
+	sign := false
+	toks.scan(i, func(j int, t token) bool {
 		switch {
-		case want && (t.IsOp("-") || t.IsOp("+")) && i+1 < len(toks) && (toks[i+1].Kind == tokNumber || toks[i+1].Kind == tokMoney):
-			i++
-			want = false
+		case sign: // after a sign, the number or money literal it signs
+			sign = false
+			if t.Kind == tokNumber || t.Kind == tokMoney {
+				want = false
+				return true
+			}
+			return false
+		case want && (t.IsOp("-") || t.IsOp("+")):
+			sign = true
 		case want && (t.Literal() || t.IsWord("NULL")):
 			want = false
 		case !want && t.IsOp(","):
 			want = true
 		case !want && t.IsOp(")"):
-			return i, true
+			end, ok = j, true
+			return false
 		default:
-			return 0, false
+			return false
 		}
-	}
-	return 0, false
+		return true
+	})
+	return end, ok
 }
 
 // Redact replaces every string literal with '?' (N'?' for Unicode strings)

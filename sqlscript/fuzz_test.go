@@ -180,7 +180,12 @@ func FuzzFingerprint(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+	f.Add("SELECT -1; ; WHERE a IN (-1, +$2, NULL, 'x');;")
+	f.Add("x IN (1, - 'a') AND y IN (1,) AND z = +; IN (-")
 	f.Fuzz(func(t *testing.T, sql string) {
+		if got, want := normalize(sql), oracleNormalize(sql); got != want {
+			t.Fatalf("normalize(%q) = %q; before it streamed the tokens it was %q", sql, got, want)
+		}
 		fp := Fingerprint(sql)
 		if Fingerprint(sql) != fp {
 			t.Fatal("Fingerprint is not deterministic")
@@ -212,8 +217,17 @@ func FuzzFingerprint(f *testing.F) {
 func FuzzLocate(f *testing.F) {
 	f.Add("SELECT 1\r\nFROM t", "SELECT 1\nFROM t", 0)
 	f.Add("a b a  b", "a b", 1)
+	f.Add("SELECT ab FROM t; SELECT a b FROM t", "SELECT a b", 3)
+	f.Add("x  y\tz x y z", " x y  z ", 0)
 	f.Fuzz(func(t *testing.T, text, stmt string, from int) {
 		start, end, ok := Locate(text, stmt, from)
+		os, oe, ook := oracleLocate(text, stmt, from)
+		if start != os || end != oe || ok != ook {
+			t.Fatalf("Locate(%q, %q, %d) = %d, %d, %v; before the run-length compaction it was %d, %d, %v", text, stmt, from, start, end, ok, os, oe, ook)
+		}
+		if ls, le, lok := NewLocator(text).Locate(stmt, from); ls != start || le != end || lok != ok {
+			t.Fatalf("Locator.Locate(%q, %d) on %q = %d, %d, %v; Locate gives %d, %d, %v", stmt, from, text, ls, le, lok, start, end, ok)
+		}
 		if !ok {
 			return
 		}

@@ -2,7 +2,10 @@ package sqlscript
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/planlint/planlint/internal/tsql"
 )
 
 // Severity says whether a diagnostic stops the script from being sent.
@@ -163,30 +166,34 @@ func Parse(path string, src []byte) (*Script, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s := &Script{Path: path, Text: text, idx: newLineIndex(text)}
-	toks := lex(text)
-	s.classifyLines(toks)
-	for _, t := range toks {
+	// One pass over every token marks the lines, reports unterminated
+	// constructs, reads the suppressions and finds the GO lines; statements
+	// are then read batch by batch. No pass holds the tokens of the whole
+	// text.
+	s.codeLine, s.commentLine = make([]bool, len(s.idx.start)+2), make([]bool, len(s.idx.start)+2)
+	sc := tsql.NewScanner(text)
+	batches := batchSplitter{text: text, idx: s.idx}
+	for {
+		t, ok := sc.Next()
+		if !ok {
+			break
+		}
+		batches.see(t, sc)
+		s.classifyLine(t)
 		if t.Unterminated {
 			s.diag(t.Start, t.End, SeverityError, "unterminated %s: it runs to the end of the file", t.Kind)
 		}
+		if t.Comment() {
+			s.parseSuppression(t)
+		}
 	}
-	s.parseSuppressions(toks)
-	spans, diags := splitBatches(text, toks, s.idx)
+	spans, diags := batches.finish()
 	for _, d := range diags {
 		d.Path = path
 		s.Diagnostics = append(s.Diagnostics, d)
 	}
-	k := 0
 	for _, sp := range spans {
-		for k < len(toks) && toks[k].Start < sp.start {
-			k++
-		}
-		j := k
-		for j < len(toks) && toks[j].End <= sp.end {
-			j++
-		}
-		s.addBatch(sp, toks[k:j])
-		k = j
+		s.addBatch(sp)
 	}
 	sortDiagnostics(s.Diagnostics)
 	var errs Errors
@@ -207,63 +214,109 @@ func (s *Script) diag(start, end int, sev Severity, format string, args ...any) 
 }
 
 func sortDiagnostics(ds []Diagnostic) {
-	// insertion sort keeps equal positions in the order they were found
-	for i := 1; i < len(ds); i++ {
-		for j := i; j > 0 && ds[j].Range.Start.Offset < ds[j-1].Range.Start.Offset; j-- {
-			ds[j], ds[j-1] = ds[j-1], ds[j]
-		}
-	}
+	// stable: equal positions keep the order they were found in
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Range.Start.Offset < ds[j].Range.Start.Offset })
 }
 
-func (s *Script) classifyLines(toks []token) {
-	n := len(s.idx.start) + 2
-	s.codeLine, s.commentLine = make([]bool, n), make([]bool, n)
-	for _, t := range toks {
-		if t.Kind == tokSpace {
-			continue
-		}
-		mark := s.codeLine
-		if t.Comment() {
-			mark = s.commentLine
-		}
-		end := t.End
-		if end > t.Start {
-			end-- // a token ending in a line break does not reach the next line
-		}
-		for l := s.idx.line(t.Start); l <= s.idx.line(end); l++ {
-			mark[l] = true
-		}
-	}
-}
-
-// addBatch builds the batch of one GO-separated span from its tokens.
-func (s *Script) addBatch(sp batchSpan, toks []token) {
-	ctoks := code(toks)
-	if len(ctoks) == 0 {
+// classifyLine marks the lines a token other than white space covers as
+// holding code or a comment.
+func (s *Script) classifyLine(t token) {
+	if t.Kind == tokSpace {
 		return
 	}
-	b := &Batch{
-		Index:     len(s.Batches) + 1,
-		Text:      s.Text[sp.start:sp.end],
-		Range:     s.idx.span(sp.start, sp.end),
-		Repeat:    sp.repeat,
-		codeStart: ctoks[0].Start,
-		codeEnd:   ctoks[len(ctoks)-1].End,
-		uses:      map[string]bool{},
+	mark := s.codeLine
+	if t.Comment() {
+		mark = s.commentLine
 	}
-	for _, t := range ctoks {
+	end := t.End
+	if end > t.Start {
+		end-- // a token ending in a line break does not reach the next line
+	}
+	for l := s.idx.line(t.Start); l <= s.idx.line(end); l++ {
+		mark[l] = true
+	}
+}
+
+// addBatch builds the batch of one GO-separated span, reading its tokens
+// as it goes.
+func (s *Script) addBatch(sp batchSpan) {
+	var leading []token // the comments before the first code token
+	sc := tsql.NewScannerAt(s.Text, sp.start, sp.end)
+	for {
+		t, ok := sc.Next()
+		if !ok {
+			return // no code
+		}
+		if !t.Trivia() {
+			break
+		}
+		if t.Comment() {
+			leading = append(leading, t)
+		}
+	}
+	b := &Batch{
+		Index:  len(s.Batches) + 1,
+		Text:   s.Text[sp.start:sp.end],
+		Range:  s.idx.span(sp.start, sp.end),
+		Repeat: sp.repeat,
+		uses:   map[string]bool{},
+	}
+	w := newWindow(s.Text, sp.start, sp.end)
+	w.onToken = func(t token) {
 		if t.Kind == tokVariable {
 			b.uses[strings.ToLower(t.Text)] = true
 		}
+		b.codeEnd = t.End
 	}
-	spans := splitStatements(ctoks)
-	for _, st := range spans {
-		start, end := ctoks[st.first].Start, ctoks[st.last].End
-		b.Statements = append(b.Statements, &Statement{Text: s.Text[start:end], Range: s.idx.span(start, end), Keyword: st.keyword})
-	}
+	first := w.at(0)
+	b.codeStart = first.Start
+	var declares []stmtSpan
+	splitWindow(w, func(st stmtSpan) {
+		b.Statements = append(b.Statements, &Statement{Text: s.Text[st.start:st.end], Range: s.idx.span(st.start, st.end), Keyword: st.keyword})
+		if st.keyword == "DECLARE" {
+			declares = append(declares, st)
+		}
+	})
 	s.Batches = append(s.Batches, b)
 
-	if len(spans) == 1 && isExecuteSQLCall(ctoks) {
+	// Only a batch that starts with EXEC can be an sp_executesql call, and
+	// the procedure name, a few tokens, says whether it is one; only a call
+	// has its code tokens read again, whole, to parse it.
+	var ctoks []token
+	decided, isCall := false, false
+	execCall := func() bool {
+		if decided {
+			return isCall
+		}
+		decided = true
+		if !first.IsWord("EXEC") && !first.IsWord("EXECUTE") {
+			return false
+		}
+		head := make([]token, 0, 64)
+		sc := tsql.NewScannerAt(s.Text, sp.start, sp.end)
+		for len(head) < cap(head) {
+			t, ok := sc.NextCode()
+			if !ok {
+				break
+			}
+			head = append(head, t)
+		}
+		switch _, next, _ := procedureName(head, 1); {
+		case len(head) < cap(head):
+			ctoks = head // all of them
+		case next < len(head) && !isExecuteSQLCall(head):
+			return false // the name ends inside head: head decides as all the tokens would
+		default:
+			ctoks = code(tsql.Lex(s.Text[:sp.end][sp.start:]))
+			for i := range ctoks {
+				ctoks[i].Start += sp.start
+				ctoks[i].End += sp.start
+			}
+		}
+		isCall = isExecuteSQLCall(ctoks)
+		return isCall
+	}
+	if len(b.Statements) == 1 && execCall() {
 		call, err := parseExecuteSQL(s.Text, ctoks, s.idx)
 		if err != nil {
 			s.diag(err.Start, err.End, SeverityError, "sp_executesql call: %s", err.Msg)
@@ -272,25 +325,16 @@ func (s *Script) addBatch(sp batchSpan, toks []token) {
 		}
 	}
 
-	var leading []token
-	for _, t := range toks {
-		if !t.Trivia() {
-			break
-		}
-		if t.Comment() {
-			leading = append(leading, t)
-		}
-	}
 	params := s.parseAnnotations(leading)
 	if len(params) == 0 {
 		return
 	}
-	if isExecuteSQLCall(ctoks) {
+	if execCall() {
 		s.diag(params[0].Range.Start.Offset, params[len(params)-1].Range.End.Offset, SeverityWarning,
 			"parameter annotations are ignored: the batch is an sp_executesql call, whose own parameters are sent")
 		return
 	}
-	declared := declaredVariables(ctoks, spans)
+	declared := s.declaredVariables(declares)
 	for _, p := range params {
 		key := strings.ToLower(p.Name)
 		r := p.Range
@@ -305,16 +349,20 @@ func (s *Script) addBatch(sp batchSpan, toks []token) {
 	b.Params = params
 }
 
-// declaredVariables returns the variables a batch declares with DECLARE.
-func declaredVariables(ctoks []token, spans []stmtSpan) map[string]bool {
+// declaredVariables returns the variables that DECLARE statements of a
+// batch declare, reading their tokens again.
+func (s *Script) declaredVariables(declares []stmtSpan) map[string]bool {
 	out := map[string]bool{}
-	for _, sp := range spans {
-		if sp.keyword != "DECLARE" {
-			continue
-		}
+	for _, sp := range declares {
 		depth := 0
 		expect := true
-		for _, t := range ctoks[sp.first+1 : sp.last+1] {
+		sc := tsql.NewScannerAt(s.Text, sp.start, sp.end)
+		sc.NextCode() // the statement's first token
+		for {
+			t, ok := sc.NextCode()
+			if !ok {
+				break
+			}
 			switch {
 			case t.IsOp("("):
 				depth++
@@ -363,10 +411,13 @@ func (s *Script) parseAnnotations(comments []token) []Param {
 func (s *Script) annotationLine(line string, off int, seen map[string]bool, params *[]Param) {
 	trimmed := strings.TrimLeft(line, " \t*")
 	off += len(line) - len(trimmed)
-	ctoks := code(lex(trimmed))
-	if len(ctoks) < 2 || ctoks[0].Start != 0 || ctoks[0].Kind != tokVariable || ctoks[1].Kind != tokWord {
-		return // prose, not an annotation
+	sc := tsql.NewScanner(trimmed)
+	first, _ := sc.NextCode()
+	second, _ := sc.NextCode()
+	if first.Start != 0 || first.Kind != tokVariable || second.Kind != tokWord {
+		return // prose, not an annotation: its tokens are not needed
 	}
+	ctoks := code(lex(trimmed))
 	decls, spans, err := parseDeclList(trimmed, ctoks, true)
 	if err != nil {
 		s.diag(off+err.Start, off+err.End, SeverityWarning,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -35,7 +36,8 @@ type lineIndex struct {
 const runeBlock = 64
 
 func newLineIndex(text string) *lineIndex {
-	idx := &lineIndex{text: text, start: []int{0}, runes: make([]int, 1, len(text)/runeBlock+1)}
+	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1 // at least the lines there are
+	idx := &lineIndex{text: text, start: make([]int, 1, lines), runes: make([]int, 1, len(text)/runeBlock+1)}
 	n := 0
 	for i := 0; i < len(text); i++ {
 		if i > 0 && i%runeBlock == 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/planlint/planlint/internal/tsql"
 )
 
 // batchSpan is a GO-separated region of a script: [start, end) in bytes.
@@ -12,70 +14,85 @@ type batchSpan struct {
 	repeat     int
 }
 
-// splitBatches splits a script at GO lines: a line holding only GO, an
+// batchSplitter splits a script at GO lines: a line holding only GO, an
 // optional repeat count and an optional comment. GO inside a string, comment
 // or quoted identifier is a single token of another kind and never matches.
 // A batch ends where its GO line starts; the next begins on the line after.
-func splitBatches(text string, toks []token, idx *lineIndex) ([]batchSpan, []Diagnostic) {
-	var spans []batchSpan
-	var diags []Diagnostic
-	start := 0
-	for i, t := range toks {
-		if t.IsOp(":") && startsLine(toks, i) && i+1 < len(toks) && toks[i+1].Kind == tokWord && toks[i+1].Start == t.End {
-			diags = append(diags, Diagnostic{Range: idx.span(t.Start, toks[i+1].End), Severity: SeverityWarning,
-				Message: fmt.Sprintf("sqlcmd command :%s is not supported; the line is sent to the server as T-SQL", toks[i+1].Text)})
-			continue
-		}
-		if !t.IsWord("GO") || !startsLine(toks, i) {
-			continue
-		}
-		repeat, lineEnd, problem, countTok := goLine(text, toks, i)
-		if problem != "" {
-			diags = append(diags, Diagnostic{Range: idx.span(t.Start, lineEnd), Severity: SeverityWarning,
-				Message: "GO is not a batch separator here: " + problem + " (a GO line holds only GO, a repeat count and a comment)"})
-			continue
-		}
-		if countTok != nil {
-			n, err := strconv.Atoi(countTok.Text)
-			if err != nil || n < 1 || n > 2147483647 || strings.ContainsAny(countTok.Text, ".eE") {
-				diags = append(diags, Diagnostic{Range: idx.span(countTok.Start, countTok.End), Severity: SeverityError,
-					Message: fmt.Sprintf("GO count %s must be a whole number from 1 to 2147483647", countTok.Text)})
-				n = 1
-			}
-			repeat = n
-		}
-		spans = append(spans, batchSpan{start: start, end: lineStart(text, t.Start), repeat: repeat})
-		start = lineEnd
+// It sees the script's tokens one at a time, in the pass that reads them
+// for other purposes too.
+type batchSplitter struct {
+	text  string
+	idx   *lineIndex
+	spans []batchSpan
+	diags []Diagnostic
+	start int   // where the current batch starts
+	n     int   // tokens seen
+	prev  token // the last token seen
+}
+
+// see handles token t; sc is the scanner that read it, positioned after
+// it, and is not moved.
+func (b *batchSplitter) see(t token, sc *tsql.Scanner) {
+	lineStarts := b.n == 0 || b.prev.Kind == tokSpace && (b.n == 1 || hasLineBreak(b.prev.Text))
+	b.n++
+	b.prev = t
+	if !lineStarts {
+		return
 	}
-	spans = append(spans, batchSpan{start: start, end: len(text), repeat: 1})
-	return spans, diags
+	if t.IsOp(":") {
+		peek := *sc
+		if next, ok := peek.Next(); ok && next.Kind == tokWord && next.Start == t.End {
+			b.diags = append(b.diags, Diagnostic{Range: b.idx.span(t.Start, next.End), Severity: SeverityWarning,
+				Message: fmt.Sprintf("sqlcmd command :%s is not supported; the line is sent to the server as T-SQL", next.Text)})
+		}
+		return
+	}
+	if !t.IsWord("GO") {
+		return
+	}
+	repeat, lineEnd, problem, countTok := goLine(b.text, *sc)
+	if problem != "" {
+		b.diags = append(b.diags, Diagnostic{Range: b.idx.span(t.Start, lineEnd), Severity: SeverityWarning,
+			Message: "GO is not a batch separator here: " + problem + " (a GO line holds only GO, a repeat count and a comment)"})
+		return
+	}
+	if countTok != nil {
+		n, err := strconv.Atoi(countTok.Text)
+		if err != nil || n < 1 || n > 2147483647 || strings.ContainsAny(countTok.Text, ".eE") {
+			b.diags = append(b.diags, Diagnostic{Range: b.idx.span(countTok.Start, countTok.End), Severity: SeverityError,
+				Message: fmt.Sprintf("GO count %s must be a whole number from 1 to 2147483647", countTok.Text)})
+			n = 1
+		}
+		repeat = n
+	}
+	b.spans = append(b.spans, batchSpan{start: b.start, end: lineStart(b.text, t.Start), repeat: repeat})
+	b.start = lineEnd
+}
+
+// finish returns the batches and the diagnostics about GO and sqlcmd lines.
+func (b *batchSplitter) finish() ([]batchSpan, []Diagnostic) {
+	return append(b.spans, batchSpan{start: b.start, end: len(b.text), repeat: 1}), b.diags
 }
 
 func hasLineBreak(s string) bool { return strings.ContainsAny(s, "\r\n") }
-
-// startsLine reports whether only whitespace precedes toks[i] on its line.
-func startsLine(toks []token, i int) bool {
-	if i == 0 {
-		return true
-	}
-	p := toks[i-1]
-	return p.Kind == tokSpace && (i == 1 || hasLineBreak(p.Text))
-}
 
 // lineStart returns the offset where the line holding offset starts.
 func lineStart(text string, offset int) int {
 	return strings.LastIndexAny(text[:offset], "\r\n") + 1
 }
 
-// goLine checks the rest of the line after the GO token toks[i]. It returns
-// the offset where the next line starts, the count token if any, and a
-// description of anything that makes the line not a separator.
-func goLine(text string, toks []token, i int) (repeat, next int, problem string, count *token) {
+// goLine checks the rest of the line after a GO token, read from sc (a
+// copy, positioned after the GO). It returns the offset where the next line
+// starts, the count token if any, and a description of anything that makes
+// the line not a separator.
+func goLine(text string, sc tsql.Scanner) (repeat, next int, problem string, count *token) {
 	repeat = 1
-	j := i + 1
 	sawComment := false
-	for ; j < len(toks); j++ {
-		t := toks[j]
+	for j := 0; ; j++ {
+		t, ok := sc.Next()
+		if !ok {
+			break
+		}
 		switch {
 		case t.Kind == tokSpace:
 			if k := strings.IndexAny(t.Text, "\r\n"); k >= 0 {
@@ -89,7 +106,7 @@ func goLine(text string, toks []token, i int) (repeat, next int, problem string,
 			sawComment = true
 		case t.Kind == tokBlockComment && !hasLineBreak(t.Text) && !t.Unterminated:
 			sawComment = true
-		case t.Kind == tokNumber && count == nil && !sawComment && j > i+1:
+		case t.Kind == tokNumber && count == nil && !sawComment && j > 0:
 			c := t
 			count = &c
 		default:
@@ -99,9 +116,11 @@ func goLine(text string, toks []token, i int) (repeat, next int, problem string,
 	return repeat, len(text), "", count
 }
 
-// stmtSpan is a statement found by splitStatements: code tokens first..last.
+// stmtSpan is a statement found by splitStatements: code tokens first..last,
+// bytes [start, end).
 type stmtSpan struct {
 	first, last int
+	start, end  int
 	keyword     string
 }
 
@@ -147,76 +166,92 @@ func setOf(words ...string) map[string]bool {
 // TRY/CATCH words are not part of any statement. A CREATE or ALTER of a
 // procedure, function, trigger or view takes the whole batch.
 func splitStatements(toks []token) []stmtSpan {
-	if len(toks) == 0 {
-		return nil
-	}
-	if wholeBatch(toks) {
-		return []stmtSpan{{first: 0, last: len(toks) - 1, keyword: toks[0].Upper()}}
-	}
-	s := splitter{toks: toks, cur: -1}
-	for i := 0; i < len(toks); i++ {
-		i = s.step(i)
-	}
-	s.end(len(toks) - 1)
-	return s.out
+	var out []stmtSpan
+	splitWindow(windowOf(toks), func(sp stmtSpan) { out = append(out, sp) })
+	return out
 }
 
-func wholeBatch(toks []token) bool {
+// splitWindow is splitStatements reading the tokens from w, which it
+// releases as it goes, and passing each statement to emit.
+func splitWindow(w *codeWindow, emit func(stmtSpan)) {
+	if !w.has(0) {
+		return
+	}
+	if wholeBatch(w) {
+		first := w.at(0)
+		n := w.count()
+		emit(stmtSpan{first: 0, last: n - 1, start: first.Start, end: w.at(n - 1).End, keyword: first.Upper()})
+		return
+	}
+	s := splitter{w: w, cur: -1, emit: emit}
+	for i := 0; w.has(i); i++ {
+		i = s.step(i)
+		w.release(i - 1)
+	}
+	s.end(w.count() - 1)
+}
+
+func wholeBatch(w *codeWindow) bool {
 	i := 0
 	switch {
-	case toks[0].IsWord("CREATE"):
+	case w.at(0).IsWord("CREATE"):
 		i = 1
-		if i+1 < len(toks) && toks[i].IsWord("OR") && toks[i+1].IsWord("ALTER") {
+		if w.at(i).IsWord("OR") && w.at(i+1).IsWord("ALTER") {
 			i += 2
 		}
-	case toks[0].IsWord("ALTER"):
+	case w.at(0).IsWord("ALTER"):
 		i = 1
 	default:
 		return false
 	}
-	return i < len(toks) && bodyObjects[toks[i].Upper()]
+	return bodyObjects[keyword(w.at(i))]
 }
 
 type splitter struct {
-	toks  []token
-	out   []stmtSpan
+	w     *codeWindow
+	emit  func(stmtSpan)
 	cur   int // first token of the current statement, -1 between statements
+	from  int // offset of that token
 	depth int // parenthesis depth
 
 	verb         string // main verb; "WITH" while a CTE waits for its verb
 	needSet      bool   // an UPDATE has not seen its SET yet
 	insertSource bool   // an INSERT has seen its SELECT, VALUES or EXEC
 	caseDepth    int
-	kw           int  // token holding the statement's keyword (after a label)
-	label        bool // the statement so far is only a label ("retry:")
+	keyword      string // the statement's keyword (after a label), upper case
+	label        bool   // the statement so far is only a label ("retry:")
 }
 
 func (s *splitter) at(i int) token {
-	if i >= 0 && i < len(s.toks) {
-		return s.toks[i]
+	if i >= 0 {
+		return s.w.at(i)
 	}
 	return token{Kind: tokSpace}
 }
 
 func (s *splitter) start(i int) {
-	s.cur = i
+	s.cur, s.from = i, s.w.at(i).Start
 	s.begin(i)
 }
 
 // begin resets the statement state for the keyword at toks[i].
 func (s *splitter) begin(i int) {
-	s.kw, s.label = i, false
+	s.label = false
 	s.verb, s.needSet, s.insertSource, s.caseDepth = "", false, false, 0
-	kw := s.toks[i].Upper()
-	s.verb = kw
-	if kw == "UPDATE" && !s.at(i+1).IsWord("STATISTICS") {
+	t := s.w.at(i)
+	s.keyword = keyword(t)
+	if s.keyword == "" {
+		s.keyword = t.Upper()
+	}
+	s.verb = s.keyword
+	if s.keyword == "UPDATE" && !s.at(i+1).IsWord("STATISTICS") {
 		s.needSet = true
 	}
 }
 
 func (s *splitter) end(last int) {
 	if s.cur >= 0 && last >= s.cur {
-		s.out = append(s.out, stmtSpan{first: s.cur, last: last, keyword: s.toks[s.kw].Upper()})
+		s.emit(stmtSpan{first: s.cur, last: last, start: s.from, end: s.w.at(last).End, keyword: s.keyword})
 	}
 	s.cur = -1
 	s.depth = 0
@@ -224,7 +259,7 @@ func (s *splitter) end(last int) {
 
 // step handles toks[i] and returns the index of the last token it consumed.
 func (s *splitter) step(i int) int {
-	t := s.toks[i]
+	t := s.w.at(i)
 	if s.label && t.Kind != tokWord {
 		s.label = false
 	}
@@ -247,7 +282,7 @@ func (s *splitter) step(i int) int {
 		s.ensure(i)
 		return i
 	}
-	kw := t.Upper()
+	kw := keyword(t)
 	switch kw {
 	case "CASE":
 		s.ensure(i)
@@ -315,8 +350,8 @@ func (s *splitter) ensure(i int) {
 // continues decides whether the statement keyword toks[i] belongs to the
 // current statement.
 func (s *splitter) continues(i int, kw string) bool {
-	prev, next := s.toks[i-1], s.at(i+1)
-	if prev.IsOp(".") || prev.IsOp(",") || prev.IsOp("::") || prev.IsOp("=") || continuingPrev[prev.Upper()] {
+	prev, next := s.w.at(i-1), s.at(i+1)
+	if prev.IsOp(".") || prev.IsOp(",") || prev.IsOp("::") || prev.IsOp("=") || continuingPrev[keyword(prev)] {
 		return true
 	}
 	switch kw {
@@ -339,7 +374,7 @@ func (s *splitter) continues(i int, kw string) bool {
 	case "IF":
 		return next.IsWord("EXISTS") && (s.verb == "DROP" || s.verb == "ALTER")
 	case "ALTER", "DROP":
-		return s.verb == "ALTER" && !objectTypes[next.Upper()]
+		return s.verb == "ALTER" && !objectTypes[keyword(next)]
 	}
 	return false
 }
@@ -379,17 +414,23 @@ func (s *splitter) startsCTE(i int) bool {
 	j := i + 2
 	if s.at(j).IsOp("(") {
 		depth := 0
-		for ; j < len(s.toks); j++ {
-			if s.toks[j].IsOp("(") {
+		end := -1
+		s.w.scan(j, func(k int, t token) bool {
+			if t.IsOp("(") {
 				depth++
-			} else if s.toks[j].IsOp(")") {
+			} else if t.IsOp(")") {
 				depth--
 				if depth == 0 {
-					break
+					end = k
+					return false
 				}
 			}
+			return true
+		})
+		if end < 0 {
+			return false // no closing parenthesis: nothing follows it
 		}
-		j++
+		j = end + 1
 	}
 	return s.at(j).IsWord("AS") && s.at(j+1).IsOp("(")
 }

@@ -31,33 +31,28 @@ const (
 	directiveIgnoreFile = "planlint-ignore-file"
 )
 
-// parseSuppressions reads the planlint directives of every comment. A
-// directive without a rule or without a reason, or one that does not parse,
-// is an error: a suppression must say what it silences and why.
-func (s *Script) parseSuppressions(toks []token) {
-	for _, t := range toks {
-		if !t.Comment() {
-			continue
+// parseSuppression reads the planlint directive of a comment. A directive
+// without a rule or without a reason, or one that does not parse, is an
+// error: a suppression must say what it silences and why.
+func (s *Script) parseSuppression(t token) {
+	body := t.Text[2:]
+	if t.Kind == tokBlockComment {
+		if !t.Unterminated {
+			body = body[:len(body)-2]
 		}
-		body := t.Text[2:]
-		if t.Kind == tokBlockComment {
-			if !t.Unterminated {
-				body = body[:len(body)-2]
-			}
-			body = blockBody(body)
-		}
-		sup, problem, ok := parseDirective(body)
-		if !ok {
-			continue
-		}
-		if problem != "" {
-			s.diag(t.Start, t.End, SeverityError, "%s", problem)
-			continue
-		}
-		sup.Range = s.idx.span(t.Start, t.End)
-		sup.Line = sup.Range.Start.Line
-		s.Suppressions = append(s.Suppressions, sup)
+		body = blockBody(body)
 	}
+	sup, problem, ok := parseDirective(body)
+	if !ok {
+		return
+	}
+	if problem != "" {
+		s.diag(t.Start, t.End, SeverityError, "%s", problem)
+		return
+	}
+	sup.Range = s.idx.span(t.Start, t.End)
+	sup.Line = sup.Range.Start.Line
+	s.Suppressions = append(s.Suppressions, sup)
 }
 
 // blockBody drops the decoration of a block comment's body: a "*" that
@@ -77,8 +72,8 @@ func blockBody(body string) string {
 // is not a planlint directive; problem describes a malformed one.
 func parseDirective(body string) (sup Suppression, problem string, ok bool) {
 	rest := strings.TrimLeft(body, " \t\r\n*")
-	lower := strings.ToLower(rest)
-	if !strings.HasPrefix(lower, "planlint-") {
+	// the first nine runes decide, and they lie in the first 36 bytes
+	if !strings.HasPrefix(strings.ToLower(rest[:min(len(rest), 36)]), "planlint-") {
 		return sup, "", false
 	}
 	word := rest

@@ -2,7 +2,9 @@
 // generated hostile inputs: for each path it runs the binary at three sizes
 // and prints CPU time (user+sys, which other load on the machine does not
 // inflate as it does wall time), peak RSS, their ratios to the smallest
-// size, and the slope: the exponent k in time ∝ size^k (1 is linear).
+// size, and the slope: the exponent k in time ∝ size^k (1 is linear). The
+// .sql cases (internal/sqlgen's shapes) also print the peak RSS over the
+// input size, which should stay a few times the input.
 package main
 
 import (
@@ -33,6 +35,7 @@ func main() {
 	gen := flag.String("gen", "", "internal: write the input of this case at size -n to stdout")
 	genN := flag.Int("n", 0, "internal: the size for -gen")
 	scale := flag.Int("scale", 1, "multiply every case's sizes by this (e.g. 10: 100,000 statements)")
+	explain := flag.Bool("explain", false, "also measure explain on the .sql cases, against the TDS test server")
 	flag.Parse()
 	if *scale < 1 {
 		fail(fmt.Errorf("-scale must be at least 1"))
@@ -42,7 +45,7 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(work)
-	if *bin == "" {
+	if *bin == "" && *gen == "" {
 		*bin = filepath.Join(work, "planlint")
 		build := exec.Command("go", "build", "-o", *bin, ".")
 		build.Stderr = os.Stderr
@@ -74,6 +77,19 @@ func main() {
 				return "d.sqlplan", `<?xml version="1.0"?><!DOCTYPE x [` + strings.Repeat("a", n<<20)
 			}, check()},
 	}
+	server := "gen" // the generator child needs only the case names
+	if *gen == "" {
+		server = ""
+	}
+	if *explain && *gen == "" {
+		var stop func()
+		server, stop, err = startServer(work)
+		if err != nil {
+			fail(err)
+		}
+		defer stop()
+	}
+	cases = append(cases, sqlCases(server)...)
 	for i := range cases {
 		sizes := make([]int, len(cases[i].sizes))
 		for j, n := range cases[i].sizes {
@@ -106,7 +122,7 @@ func main() {
 }
 
 func measure(self, bin, work string, c scalingCase) error {
-	fmt.Printf("\n%s\n  %10s %10s %10s %10s %8s %8s %12s\n", c.name, c.unit, "cpu", "wall", "peak RSS", "cpu×", "RSS×", "output")
+	fmt.Printf("\n%s\n  %10s %10s %10s %10s %10s %8s %8s %8s %12s\n", c.name, c.unit, "input", "cpu", "wall", "peak RSS", "RSS/in", "cpu×", "RSS×", "output")
 	var cpu0, rss0 float64
 	var cpus []float64
 	for i, n := range c.sizes {
@@ -122,6 +138,7 @@ func measure(self, bin, work string, c scalingCase) error {
 		g := exec.Command(self, "-gen", c.name, "-n", fmt.Sprint(n))
 		g.Stdout, g.Stderr = in, os.Stderr
 		err = g.Run()
+		inSize, _ := in.Seek(0, 2)
 		in.Close()
 		if err != nil {
 			return fmt.Errorf("generating: %w", err)
@@ -132,6 +149,8 @@ func measure(self, bin, work string, c scalingCase) error {
 		}
 		cmd := exec.Command(bin, c.args(path)...)
 		cmd.Stdout = out
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		start := time.Now()
 		err = cmd.Run()
 		wall := time.Since(start)
@@ -140,6 +159,9 @@ func measure(self, bin, work string, c scalingCase) error {
 		if cmd.ProcessState == nil {
 			return err
 		}
+		if cmd.ProcessState.ExitCode() > 1 { // 1 is findings
+			return fmt.Errorf("exit %d: %s", cmd.ProcessState.ExitCode(), lastLines(stderr.String(), 5))
+		}
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 		rss := float64(ru.Maxrss) * 1024 // Linux reports KiB
@@ -147,13 +169,22 @@ func measure(self, bin, work string, c scalingCase) error {
 			cpu0, rss0 = cpu, rss
 		}
 		cpus = append(cpus, cpu)
-		fmt.Printf("  %10d %9.2fs %9.2fs %9.0fMB %8.2f %8.2f %11.1fMB\n", n, cpu, wall.Seconds(), rss/1e6, cpu/cpu0, rss/rss0, float64(size)/1e6)
+		fmt.Printf("  %10d %9.1fMB %9.2fs %9.2fs %9.0fMB %10.1f %8.2f %8.2f %11.1fMB\n", n, float64(inSize)/1e6, cpu, wall.Seconds(), rss/1e6,
+			rss/float64(inSize), cpu/cpu0, rss/rss0, float64(size)/1e6)
 		os.Remove(path)
 	}
 	first, last := c.sizes[0], c.sizes[len(c.sizes)-1]
 	slope := math.Log(cpus[len(cpus)-1]/cpus[0]) / math.Log(float64(last)/float64(first))
 	fmt.Printf("  slope (cpu ∝ %s^k): k = %.2f\n", c.unit, slope)
 	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func fail(err error) {

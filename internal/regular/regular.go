@@ -58,7 +58,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	b, err := ReadAll(f, max+1)
 	if err != nil {
 		return nil, err
 	}
@@ -66,4 +66,34 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes", max)
 	}
 	return b, nil
+}
+
+// ReadAll reads r to its end, or up to limit bytes when limit > 0. For a
+// file it allocates the file's size once, where io.ReadAll would grow a
+// buffer step by step and allocate several times the size on the way.
+func ReadAll(r io.Reader, limit int64) ([]byte, error) {
+	size := int64(512)
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size() + 1 // + 1: the read that sees the end
+		}
+	}
+	if limit > 0 {
+		r = io.LimitReader(r, limit)
+		size = min(size, limit)
+	}
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew: append grows the buffer
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }

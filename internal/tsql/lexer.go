@@ -9,7 +9,7 @@ import (
 )
 
 // Kind classifies a T-SQL token.
-type Kind int
+type Kind uint8
 
 const (
 	Space        Kind = iota // spaces, tabs, line breaks
@@ -41,14 +41,15 @@ func (k Kind) String() string {
 	return "token"
 }
 
-// Token is one lexeme of a text; Start and End are byte offsets.
+// Token is one lexeme of a text; Start and End are byte offsets. Text is a
+// substring of the scanned text, not a copy.
 type Token struct {
-	Kind       Kind
-	Start, End int
-	Text       string
+	Kind Kind
 	// Unterminated is set for a string, quoted identifier or block comment
 	// that runs to the end of the text.
 	Unterminated bool
+	Start, End   int
+	Text         string
 }
 
 // Trivia reports white space and comments.
@@ -87,7 +88,9 @@ func (t Token) Upper() string {
 // is marked Unterminated, and unknown characters become operator tokens.
 func Lex(text string) []Token {
 	s := NewScanner(text)
-	toks := make([]Token, 0, len(text)/4+1)
+	// a token per 8 bytes to start with: code averages one per 5 or 6,
+	// comments and literals far fewer, and append grows the rest
+	toks := make([]Token, 0, len(text)/8+1)
 	for {
 		t, ok := s.Next()
 		if !ok {
@@ -106,6 +109,23 @@ type Scanner struct {
 
 // NewScanner starts scanning text.
 func NewScanner(text string) *Scanner { return &Scanner{l: lexer{text: text}} }
+
+// NewScannerAt scans text[start:end] as if it were the whole text, with
+// offsets in text. It starts lexing at start, so start should be where a
+// token of text begins (or inside white space).
+func NewScannerAt(text string, start, end int) *Scanner {
+	return &Scanner{l: lexer{text: text[:end], pos: start}}
+}
+
+// NextCode returns the next token that is not trivia, or false at the end.
+func (s *Scanner) NextCode() (Token, bool) {
+	for {
+		t, ok := s.Next()
+		if !ok || !t.Trivia() {
+			return t, ok
+		}
+	}
+}
 
 // Next returns the next token, or false at the end of the text.
 func (s *Scanner) Next() (Token, bool) {
