@@ -53,8 +53,14 @@ func within(t *testing.T, d time.Duration, what string, fn func()) {
 	case <-time.After(d + 20*time.Second):
 		t.Fatalf("%s: still waiting after %s", what, d+20*time.Second)
 	}
-	if took := time.Since(start); took > d {
-		t.Errorf("%s took %s, want at most %s", what, took.Round(time.Millisecond), d)
+	// What this guards against is a wait without end; a loaded machine
+	// (the race detector, packages tested in parallel) stretches the
+	// expected time, so only a wait well beyond it fails.
+	took := time.Since(start)
+	if limit := 2*d + 2*time.Second; took > limit {
+		t.Errorf("%s took %s, want about %s (at most %s)", what, took.Round(time.Millisecond), d, limit)
+	} else if took > d {
+		t.Logf("%s took %s, expected about %s (a loaded machine)", what, took.Round(time.Millisecond), d)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestSilentServerCommands(t *testing.T) {
 	} {
 		start := time.Now()
 		_, errOut, code := run(t, "", append([]string{args[0], "-S", host + "," + port, "--connect-timeout", "1s"}, args[1:]...)...)
-		if took := time.Since(start); took > 4*time.Second {
+		if took := time.Since(start); took > 8*time.Second { // a hang guard: loaded CI machines stretch the 1 s
 			t.Errorf("%s took %s", args[0], took.Round(time.Millisecond))
 		}
 		if code != ExitError || !strings.Contains(errOut, "no answer within 1s") {
