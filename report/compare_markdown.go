@@ -386,20 +386,6 @@ func compareMarkdownHeader(c *Comparison, base string, gained, lost []*Finding) 
 	return b.String()
 }
 
-func severityCounts(xs []*Finding) (errors, warnings, infos int) {
-	for _, x := range xs {
-		switch x.Severity {
-		case rules.Error:
-			errors++
-		case rules.Warning:
-			warnings++
-		case rules.Info:
-			infos++
-		}
-	}
-	return
-}
-
 // matchedBy says how the statements were paired: "by query hash", or
 // "2 by query hash, 1 by position".
 func matchedBy(ss []*compare.StatementDiff) string {

@@ -264,15 +264,22 @@ func (f *File) StatementOf(x *Finding) *Statement {
 // Counts returns the number of findings per severity over all files.
 func (r *Report) Counts() (errors, warnings, infos int) {
 	for _, f := range r.Files {
-		for _, x := range f.Findings {
-			switch x.Severity {
-			case rules.Error:
-				errors++
-			case rules.Warning:
-				warnings++
-			case rules.Info:
-				infos++
-			}
+		e, w, i := severityCounts(f.Findings)
+		errors, warnings, infos = errors+e, warnings+w, infos+i
+	}
+	return
+}
+
+// severityCounts counts findings per severity.
+func severityCounts(xs []*Finding) (errors, warnings, infos int) {
+	for _, x := range xs {
+		switch x.Severity {
+		case rules.Error:
+			errors++
+		case rules.Warning:
+			warnings++
+		case rules.Info:
+			infos++
 		}
 	}
 	return
