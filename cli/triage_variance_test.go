@@ -131,11 +131,23 @@ func TestPlanVarianceFindings(t *testing.T) {
 	// The other formats carry the finding through the same path.
 	ft := &fakeTriage{plans: []pulledPlan{seek, scan}, storeState: "READ_WRITE", catalog: statusCatalog(t)}
 	srv := ft.start(t)
-	// The shared formats mask values ("@query_id = ?"), so the prose names the ids.
-	for format, want := range map[string]string{"sarif": `force plan 12 of query 7`, "markdown": "PL415", "html": "PL415", "github": "PL415"} {
+	// The shared formats mask values but keep the server's ids of queries
+	// and plans: the fix must stay a statement one can run.
+	force := "EXEC sys.sp_query_store_force_plan @query_id = 7, @plan_id = 12;"
+	// Markdown escapes _ and breaks @mentions.
+	forceMarkdown := `EXEC sys.sp\_query\_store\_force\_plan @&#8203;query\_id = 7, @&#8203;plan\_id = 12;`
+	for format, want := range map[string]string{"sarif": force, "markdown": forceMarkdown, "html": force, "github": "PL415"} {
 		out, errOut, code := runWith(t, dsnVars(srv), "", "querystore", "--format", format)
 		if code != ExitFindings || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, %q not in output (stderr %s)", format, code, want, errOut)
+		}
+	}
+	ft = &fakeTriage{plans: []pulledPlan{seek, scan}, storeState: "READ_WRITE", catalog: statusCatalog(t)}
+	srv = ft.start(t)
+	for _, want := range []string{"DBCC FREEPROCCACHE (0x0615)", "plan 0x3F8A61D2C94B7E05 averaged", `query\_hash 0x5C3B9E8D7A6F1402 has 2 plans`} {
+		out, errOut, _ := runWith(t, dsnVars(srv), "", "cache", "--format", "markdown")
+		if !strings.Contains(out, want) {
+			t.Errorf("cache markdown: %q not in output (stderr %s)", want, errOut)
 		}
 	}
 }

@@ -94,7 +94,8 @@ var (
 		"parameterized_text": true, "statement_text": true, "text": true, "expression": true}
 	// schemaKeys hold index definitions: kept, and kept where messages
 	// quote them.
-	schemaKeys = map[string]bool{"filter": true, "suggested_index": true,
+	// identifiers (plan-variance) name the server's queries and plans.
+	schemaKeys = map[string]bool{"filter": true, "suggested_index": true, "identifiers": true,
 		"create_index": true, "unfiltered_index": true, "narrow_index": true, "converted_to": true, "column_type": true}
 )
 

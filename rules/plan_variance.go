@@ -2,11 +2,12 @@ package rules
 
 import (
 	"fmt"
-	"github.com/planlint/planlint/internal/units"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/planlint/planlint/internal/units"
 	"github.com/planlint/planlint/plan"
 )
 
@@ -247,7 +248,9 @@ func reportPlanSpread(p *QueryPass, eligible []int) (int, bool) {
 	if len(onlyB) > 0 {
 		ev["best_plan_only"] = onlyB
 	}
-	p.Report(worst, Finding{Severity: sev, Message: msg.String(), Evidence: ev, Fix: planSpreadFix(q, best, worst, bv, wv, both, same, differ)})
+	fix := planSpreadFix(q, best, worst, bv, wv, both, same, differ)
+	ev["identifiers"] = identifiers(q, fix)
+	p.Report(worst, Finding{Severity: sev, Message: msg.String(), Evidence: ev, Fix: fix})
 	return worst, true
 }
 
@@ -453,7 +456,28 @@ func reportExecutionSpread(p *QueryPass, i int) {
 		psp += fmt.Sprintf(" (this plan was compiled under cardinality model %d)", s.CEModelVersion)
 	}
 	fix = append(fix, psp)
+	ev["identifiers"] = identifiers(q, "")
 	p.Report(i, Finding{Severity: sev, Message: msg.String(), Evidence: ev, Fix: strings.Join(fix, "; ")})
+}
+
+// serverStatements are the statements of a fix that name Query Store ids
+// or a plan handle.
+var serverStatements = regexp.MustCompile(`EXEC sys\.sp_query_store_(?:un)?force_plan @query_id = \d+, @plan_id = \d+;|DBCC FREEPROCCACHE \(0x[0-9A-Fa-f]+\)`)
+
+// identifiers are the names the server gives the query and its plans
+// (query ids, query and plan hashes, plan handles) as the message and
+// fix write them, with the fix's statements that use them. They identify
+// plans, not data, so shared reports keep them: a masked plan id makes
+// the fix useless.
+func identifiers(q *Query, fix string) []string {
+	ids := []string{queryLabel(q)}
+	if q.QueryHash != "" {
+		ids = append(ids, q.QueryHash)
+	}
+	for i := range q.Plans {
+		ids = append(ids, planLabel(q, i))
+	}
+	return append(ids, serverStatements.FindAllString(fix, -1)...)
 }
 
 func operatorText(n *plan.RelOp) string {
