@@ -109,10 +109,13 @@ type explainOptions struct {
 	capture capture.CaptureOptions
 	session capture.SessionOptions
 	rules   *rules.Config
+	// keepXML keeps each captured plan's XML text for --save; without it
+	// the text is dropped once parsed.
+	keepXML bool
 }
 
 func parseExplainOptions(f *explainFlags) (explainOptions, error) {
-	var o explainOptions
+	o := explainOptions{keepXML: f.save != ""}
 	if f.actual {
 		o.capture.Mode = capture.Actual
 	}
@@ -379,8 +382,12 @@ func explainScript(ctx context.Context, sess *capture.Session, s *sqlscript.Scri
 					kept = append(kept, fs[i])
 				}
 			}
-			saved = append(saved, savedPlan{script: s.Path, batch: b.Index, doc: k + 1, docs: len(res.Plans),
-				multi: len(s.Batches) > 1, xml: p.XML, plan: p.Doc, findings: kept})
+			sp := savedPlan{script: s.Path, batch: b.Index, doc: k + 1, docs: len(res.Plans),
+				multi: len(s.Batches) > 1, plan: p.Doc, findings: kept}
+			if opts.keepXML {
+				sp.xml = p.XML
+			}
+			saved = append(saved, sp)
 		}
 	}
 	sortFindings(file.Findings)
