@@ -12,17 +12,15 @@ import (
 
 	"github.com/planlint/planlint/catalog"
 	"github.com/planlint/planlint/internal/regular"
-	"github.com/planlint/planlint/plan"
 	"github.com/planlint/planlint/report"
 )
 
 type checkFlags struct {
-	out         outputFlags
-	schemas     []string
-	maxFileSize byteSize
-	maxDepth    int
-	jobs        int
-	include     []string
+	out     outputFlags
+	schemas []string
+	limits  limitFlags
+	jobs    int
+	include []string
 }
 
 func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -41,16 +39,15 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 	}
 	f.out.register(cmd)
 	cmd.Flags().StringArrayVar(&f.schemas, "schema", nil, "catalog facts: a CREATE TABLE/INDEX script or an 'explain --save' JSON file (repeatable)")
-	f.maxFileSize = byteSize(plan.DefaultMaxBytes)
-	cmd.Flags().Var(&f.maxFileSize, "max-file-size", "refuse plans larger than this size (bytes, or with a unit: 500KB, 10MiB, 1GiB)")
-	cmd.Flags().IntVar(&f.maxDepth, "max-depth", plan.DefaultMaxDepth, "refuse plans nested deeper than this many XML elements")
+	f.limits.register(cmd)
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "files analysed in parallel (default: number of CPUs)")
 	cmd.Flags().StringArrayVar(&f.include, "include", nil, "file names read from a directory argument (repeatable; default *.sqlplan and *.xml)")
 	return cmd
 }
 
 func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args []string) error {
-	if err := checkLimits(int64(f.maxFileSize), f.maxDepth); err != nil {
+	limits, err := f.limits.options()
+	if err != nil {
 		return err
 	}
 	r, err := prepare(cmd, env, g, &f.out)
@@ -68,7 +65,7 @@ func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args 
 	a := &analyzer{
 		catalog:   cat,
 		config:    r.rulesConfig(),
-		limits:    plan.Options{MaxBytes: int64(f.maxFileSize), MaxDepth: f.maxDepth},
+		limits:    limits,
 		keepPlans: r.needsPlans(),
 	}
 	include := f.include

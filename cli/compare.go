@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,12 +17,9 @@ import (
 var compareFormats = []string{"text", "json", "markdown", "github"}
 
 type compareFlags struct {
-	format   string
-	outputs  []string
-	failOn   string
-	schemas  []string
-	noRedact bool
-	root     string
+	out     outputFlags
+	schemas []string
+	limits  limitFlags
 }
 
 func newCompareCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -37,9 +33,12 @@ func newCompareCmd(env *Env, g *globalFlags) *cobra.Command {
 			"options and compiled parameter values, and the findings B gained or lost. It exits 1 when B gains a\n" +
 			"finding at or above --fail-on, so it can guard a change in CI. --format markdown writes a pull-request\n" +
 			"comment; --format github annotates the findings B gained and appends the comment to the job summary.\n" +
-			"Both mask literals and compiled parameter values unless --no-redact.",
+			"Both mask literals and compiled parameter values unless --no-redact. Text, markdown and github show\n" +
+			"the gained and lost findings at or above --min-severity (default warning) and count the others in a\n" +
+			"note; json carries every finding, and --fail-on counts every gained finding whatever is shown.",
 		Example: "  planlint compare normal.sqlplan backlog.sqlplan\n" +
 			"  planlint compare --schema schema.sql --format json before.sqlplan after.sqlplan\n" +
+			"  planlint compare --min-severity info before.sqlplan after.sqlplan\n" +
 			"  planlint compare --format github --output markdown=compare.md before.sqlplan after.sqlplan",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,48 +46,33 @@ func newCompareCmd(env *Env, g *globalFlags) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "text", "output format on stdout: "+strings.Join(compareFormats, ", "))
-	fl.StringArrayVar(&f.outputs, "output", nil, "also write the comparison in FORMAT to PATH: FORMAT=PATH (repeatable)")
-	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when B gains a finding at or above this severity: error, warning, info or none")
+	o := &f.out
+	o.sort = "impact"
+	fl.StringVar(&o.format, "format", "text", "output format on stdout: "+strings.Join(compareFormats, ", "))
+	fl.StringArrayVar(&o.outputs, "output", nil, "also write the comparison in FORMAT to PATH: FORMAT=PATH (repeatable)")
+	fl.StringVar(&o.failOn, "fail-on", "error", "exit 1 when B gains a finding at or above this severity: error, warning, info or none")
+	fl.StringVar(&o.minSeverity, "min-severity", "warning", "show gained and lost findings at or above this severity in text, markdown and github output: info, warning or error (json keeps all; --fail-on counts all)")
 	fl.StringArrayVar(&f.schemas, "schema", nil, "catalog facts for the filtered-index rules (repeatable)")
-	fl.BoolVar(&f.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (markdown, github)")
-	fl.StringVar(&f.root, "root", "", "directory that file paths in markdown and github output are relative to (default: the git repository root, else the working directory)")
+	fl.BoolVar(&o.noRedact, "no-redact", false, "keep literals and parameter values in shared outputs (markdown, github)")
+	fl.StringVar(&o.root, "root", "", "directory that file paths in markdown and github output are relative to (default: the git repository root, else the working directory)")
+	f.limits.register(cmd)
 	completeValues(cmd, "format", compareFormats...)
 	completeValues(cmd, "fail-on", "error", "warning", "info", "none")
+	completeValues(cmd, "min-severity", "info", "warning", "error")
 	return cmd
 }
 
 func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, pathA, pathB string) error {
-	if !slices.Contains(compareFormats, f.format) {
-		return usageError("--format must be one of %s, not %q", strings.Join(compareFormats, ", "), f.format)
-	}
-	extra := map[string]string{}
-	for _, o := range f.outputs {
-		format, path, ok := strings.Cut(o, "=")
-		if !ok || path == "" || !slices.Contains(compareFormats, format) {
-			return usageError("--output %q: want FORMAT=PATH with FORMAT one of %s", o, strings.Join(compareFormats, ", "))
-		}
-		if path == "-" {
-			return usageError("--output %s=-: standard output takes --format %s", format, format)
-		}
-		extra[format] = path
-	}
-	wd, err := workDir(env)
-	if err != nil {
-		return &exitError{code: ExitError, err: err}
-	}
-	baseDir := repoRoot(wd)
-	if f.root != "" {
-		baseDir = absPath(wd, f.root)
-	}
-	cfg, threshold, redact, err := loadConfig(cmd, env, g, wd, f.failOn, f.noRedact)
+	limits, err := f.limits.options()
 	if err != nil {
 		return err
 	}
-	colored, err := g.useColor(env, env.Stdout)
+	// Every --output file is opened before anything is read or printed.
+	r, err := prepareFormats(cmd, env, g, &f.out, compareFormats)
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	cat, err := loadSchemasIn(env, f.schemas)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
@@ -96,72 +80,62 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 	sides := make([]compare.Side, 2)
 	files := make([]*report.File, 2)
 	for i, path := range []string{pathA, pathB} {
-		in, err := openFile(env.resolve(path)) // its errors say it once: "no such file"
+		doc, err := parseCompared(env, path, limits)
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", path, err)}
 		}
-		in.Close()
-		doc, err := plan.ParseFile(env.resolve(path), plan.Options{})
-		if err != nil {
-			return &exitError{code: ExitError, err: err}
-		}
-		fs, err := rules.Analyze(doc, cat, &cfg.Rules)
+		fs, err := rules.Analyze(doc, cat, r.rulesConfig())
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", path, err)}
 		}
-		fs, n := suppressCompared(cfg, repoRoot(wd), path, doc, fs)
+		fs, n := suppressCompared(r.cfg, repoRoot(r.workDir), path, doc, fs)
 		if n > 0 {
-			fmt.Fprintf(env.Stderr, "planlint: %s: %d finding(s) suppressed by %s\n", path, n, configName(cfg, wd))
+			fmt.Fprintf(env.Stderr, "planlint: %s: %d finding(s) suppressed by %s\n", path, n, configName(r.cfg, r.workDir))
 		}
 		sides[i] = compare.Side{Name: path, Document: doc, Findings: fs}
 		files[i] = locatedFile(path, doc, fs)
 	}
 	c := &report.Comparison{Version: Version(), Result: compare.Documents(sides[0], sides[1]), A: files[0], B: files[1]}
-	summarized := false
+	noRedact := !r.redact
 	render := func(w io.Writer, format string, toFile bool) error {
 		switch format {
 		case "json":
 			return report.CompareJSON(w, c.Result)
 		case "markdown":
-			return report.CompareMarkdown(w, c, report.CompareMarkdownOptions{BaseDir: baseDir, NoRedact: !redact})
+			return report.CompareMarkdown(w, c, report.CompareMarkdownOptions{BaseDir: r.baseDir, NoRedact: noRedact, MinSeverity: r.minShown})
 		case "github":
 			summary := env.Getenv("GITHUB_STEP_SUMMARY")
-			if summarized {
+			if r.summarized {
 				summary = "" // stdout and --output github=PATH append it once
 			}
-			summarized = true
-			return report.CompareGitHub(w, c, report.GitHubOptions{BaseDir: baseDir, NoRedact: !redact, SummaryPath: summary})
+			r.summarized = true
+			return report.CompareGitHub(w, c, report.GitHubOptions{BaseDir: r.baseDir, NoRedact: noRedact, SummaryPath: summary, MinSeverity: r.minShown})
 		}
-		return report.CompareText(w, c.Result, report.TextOptions{Color: colored && !toFile})
+		return report.CompareText(w, c.Result, report.TextOptions{Color: r.colored && !toFile, MinSeverity: r.minShown})
 	}
-	if err := render(env.Stdout, f.format, false); err != nil {
+	if err := render(env.Stdout, f.out.format, false); err != nil {
 		return &exitError{code: ExitError, err: fmt.Errorf("writing the comparison: %w", err)}
 	}
-	for _, format := range compareFormats {
-		path := extra[format]
-		if path == "" {
-			continue
-		}
-		if err := writeCompareFile(path, format, render); err != nil {
-			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", format, path, err)}
-		}
+	if err := r.writeOutputs(func(w io.Writer, format string) error { return render(w, format, true) }); err != nil {
+		return err
 	}
-	if c.Result.Worst() >= threshold {
+	if c.Result.Worst() >= r.threshold { // every gained finding, shown or not
 		return &exitError{code: ExitFindings}
 	}
 	return nil
 }
 
-func writeCompareFile(path, format string, render func(io.Writer, string, bool) error) error {
-	out, err := createOutput(path)
+// parseCompared reads one side as check reads a plan file: a regular file
+// only (a FIFO or device is refused without blocking), within the
+// --max-file-size and --max-depth limits. Its errors do not repeat the
+// path.
+func parseCompared(env *Env, path string, limits plan.Options) (*plan.Document, error) {
+	in, err := openFile(env.resolve(path))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := render(out, format, true); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	defer in.Close()
+	return plan.Parse(in, limits)
 }
 
 // locatedFile is a side as a report file: its statements, its plan, and

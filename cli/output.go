@@ -95,23 +95,19 @@ func (r *invocation) needsPlans() bool {
 
 // prepare validates the output flags and loads the configuration file.
 func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*invocation, error) {
-	if !slices.Contains(reportFormats, out.format) {
-		return nil, usageError("--format must be one of %s, not %q", strings.Join(reportFormats, ", "), out.format)
+	return prepareFormats(cmd, env, g, out, reportFormats)
+}
+
+// prepareFormats is prepare for a command that renders only formats.
+func prepareFormats(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags, formats []string) (*invocation, error) {
+	if !slices.Contains(formats, out.format) {
+		return nil, usageError("--format must be one of %s, not %q", strings.Join(formats, ", "), out.format)
 	}
-	r := &invocation{env: env, out: out, extra: map[string]string{}}
-	for _, o := range out.outputs {
-		f, path, ok := strings.Cut(o, "=")
-		if !ok || path == "" || !slices.Contains(reportFormats, f) {
-			return nil, usageError("--output %q: want FORMAT=PATH with FORMAT one of %s", o, strings.Join(reportFormats, ", "))
-		}
-		if path == "-" {
-			return nil, usageError("--output %s=-: standard output takes --format %s", f, f)
-		}
-		if prev := r.extra[f]; prev != "" {
-			return nil, usageError("--output %s given twice (%s and %s)", f, prev, path)
-		}
-		r.extra[f] = path
+	extra, err := parseOutputs(out.outputs, formats)
+	if err != nil {
+		return nil, err
 	}
+	r := &invocation{env: env, out: out, extra: extra}
 	min, err := rules.ParseSeverity(out.minSeverity)
 	if err != nil {
 		return nil, usageError("--min-severity: %v", err)
@@ -144,6 +140,25 @@ func prepare(cmd *cobra.Command, env *Env, g *globalFlags, out *outputFlags) (*i
 		return nil, err
 	}
 	return r, nil
+}
+
+// parseOutputs reads --output FORMAT=PATH values into format → path.
+func parseOutputs(values, formats []string) (map[string]string, error) {
+	extra := map[string]string{}
+	for _, o := range values {
+		f, path, ok := strings.Cut(o, "=")
+		if !ok || path == "" || !slices.Contains(formats, f) {
+			return nil, usageError("--output %q: want FORMAT=PATH with FORMAT one of %s", o, strings.Join(formats, ", "))
+		}
+		if path == "-" {
+			return nil, usageError("--output %s=-: standard output takes --format %s", f, f)
+		}
+		if prev := extra[f]; prev != "" {
+			return nil, usageError("--output %s given twice (%s and %s)", f, prev, path)
+		}
+		extra[f] = path
+	}
+	return extra, nil
 }
 
 // openOutputs opens every --output and --write-baseline file before the
@@ -274,14 +289,8 @@ func (r *invocation) finish(rep *report.Report) error {
 	if err := r.render(env.Stdout, r.out.format, rep, false); err != nil {
 		return &exitError{code: ExitError, err: fmt.Errorf("writing the report: %w", err)}
 	}
-	for _, f := range reportFormats {
-		p := r.files[f]
-		if p == nil {
-			continue
-		}
-		if err := p.write(func(w io.Writer) error { return r.render(w, f, rep, true) }); err != nil {
-			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, r.extra[f], err)}
-		}
+	if err := r.writeOutputs(func(w io.Writer, f string) error { return r.render(w, f, rep, true) }); err != nil {
+		return err
 	}
 	switch {
 	case rep.Failed() > 0:
@@ -290,6 +299,21 @@ func (r *invocation) finish(rep *report.Report) error {
 		return nil
 	case rep.Max() >= r.threshold:
 		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+// writeOutputs writes every --output file that prepare opened with
+// render, in the order of reportFormats.
+func (r *invocation) writeOutputs(render func(w io.Writer, format string) error) error {
+	for _, f := range reportFormats {
+		p := r.files[f]
+		if p == nil {
+			continue
+		}
+		if err := p.write(func(w io.Writer) error { return render(w, f) }); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--output %s=%s: %w", f, r.extra[f], err)}
+		}
 	}
 	return nil
 }

@@ -135,14 +135,38 @@ func CompareText(w io.Writer, r *compare.Result, opt TextOptions) error {
 		ew.printf("\nonly in B: batch %d stmt %d (%s)\n", s.Batch, s.StatementID, s.Type)
 	}
 	f := r.Findings
-	ew.printf("\nfindings: %d new in B, %d gone, %d in both\n", len(f.New), len(f.Gone), f.Kept)
-	for _, x := range f.New {
+	ew.printf("\nfindings: %d new in B, %d gone, %d in both", len(f.New), len(f.Gone), f.Kept)
+	if note := compareHiddenNote(r, opt.MinSeverity); note != "" {
+		ew.printf("; %s", note)
+	}
+	ew.printf("\n")
+	for _, x := range atLeast(f.New, opt.MinSeverity) {
 		ew.printf("  %s %s: %s %s %s\n", st.err.Sprint("new "), Place(x.Batch, x.StatementID, x.NodeID, true), st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 	}
-	for _, x := range f.Gone {
+	for _, x := range atLeast(f.Gone, opt.MinSeverity) {
 		ew.printf("  %s %s: %s %s %s\n", st.info.Sprint("gone"), Place(x.Batch, x.StatementID, x.NodeID, true), st.severity(x.Severity), st.dim.Sprintf("[%s %s]", x.Code, x.Rule), x.Message)
 	}
 	return ew.err
+}
+
+// atLeast are the findings at or above min (all when min is 0), in their
+// given order.
+func atLeast(xs []rules.Finding, min rules.Severity) []rules.Finding {
+	var out []rules.Finding
+	for _, x := range xs {
+		if x.Severity >= min {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// compareHiddenNote says how many of the findings B gained and lost are
+// below min and not shown, "" for none.
+func compareHiddenNote(r *compare.Result, min rules.Severity) string {
+	gained := len(r.Findings.New) - len(atLeast(r.Findings.New, min))
+	lost := len(r.Findings.Gone) - len(atLeast(r.Findings.Gone, min))
+	return notShownNote(gained+lost, min, fmt.Sprintf("%d gained, %d lost; ", gained, lost))
 }
 
 // actualText renders the runtime totals of both sides; "-" marks an

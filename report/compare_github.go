@@ -29,5 +29,5 @@ func CompareGitHub(w io.Writer, c *Comparison, opt GitHubOptions) error {
 		limit = DefaultSummaryLimit
 	}
 	return appendText(opt.SummaryPath, compareMarkdownText(c, CompareMarkdownOptions{BaseDir: opt.BaseDir, MaxLength: limit,
-		NoRedact: opt.NoRedact, FullReport: opt.FullReport}))
+		NoRedact: opt.NoRedact, FullReport: opt.FullReport, MinSeverity: opt.MinSeverity}))
 }

@@ -129,6 +129,10 @@ type CompareMarkdownOptions struct {
 	FullReport string
 	// NoRedact keeps literals and parameter values.
 	NoRedact bool
+	// MinSeverity hides the gained and lost findings below it (0 shows
+	// all); the summary still counts them and a note says how many are
+	// hidden.
+	MinSeverity rules.Severity
 }
 
 // mdPart is one piece of the comparison in a section; mdUnit is what is
@@ -178,6 +182,15 @@ func compareMarkdownText(c *Comparison, opt CompareMarkdownOptions) string {
 	}
 	bySeverity(gained)
 	bySeverity(lost)
+	atOrAbove := func(xs []*Finding) []*Finding {
+		var out []*Finding
+		for _, x := range xs {
+			if x.Severity >= opt.MinSeverity {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
 
 	var heads []string
 	section := func(head string) int {
@@ -187,6 +200,10 @@ func compareMarkdownText(c *Comparison, opt CompareMarkdownOptions) string {
 	var units []mdUnit
 
 	header := compareMarkdownHeader(c, opt.BaseDir, gained, lost)
+	if note := compareHiddenNote(r, opt.MinSeverity); note != "" {
+		header += "\n" + markdownCell(strings.ToUpper(note[:1])+note[1:]) + ".\n"
+	}
+	gained, lost = atOrAbove(gained), atOrAbove(lost)
 	for _, s := range r.Statements {
 		rows, same := changedOperators(s)
 		text := statementMarkdown(s)

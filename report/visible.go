@@ -32,7 +32,12 @@ func hiddenCount(r *Report, min rules.Severity) int {
 
 // hiddenNote says how many findings below min are not shown, "" for none.
 func hiddenNote(r *Report, min rules.Severity) string {
-	n := hiddenCount(r, min)
+	return notShownNote(hiddenCount(r, min), min, "")
+}
+
+// notShownNote says that n findings below min are not shown, "" for none;
+// detail (such as "1 gained, 2 lost; ") goes before the hint.
+func notShownNote(n int, min rules.Severity, detail string) string {
 	if n == 0 {
 		return ""
 	}
@@ -40,7 +45,7 @@ func hiddenNote(r *Report, min rules.Severity) string {
 	if min > rules.Warning {
 		below = "warning and info"
 	}
-	return fmt.Sprintf("%d %s %s not shown (--min-severity %s shows them)", n, below, plural(n, "finding"), rules.Severity(min-1))
+	return fmt.Sprintf("%d %s %s not shown (%s--min-severity %s shows them)", n, below, plural(n, "finding"), detail, rules.Severity(min-1))
 }
 
 // byImpact orders findings worst first: by severity, then by what their
