@@ -225,3 +225,180 @@ func TestCompareOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareLimits: compare applies check's --max-file-size and
+// --max-depth with check's defaults and wording, naming the side that
+// exceeds them, and prints nothing on stdout.
+func TestCompareLimits(t *testing.T) {
+	inRoot(t)
+	q := "fixtures/queue/"
+	small, large := q+"literal.sqlplan", q+"param-actual.sqlplan" // 4,267 and 7,837 bytes
+	checkSays := func(args ...string) string {
+		_, errOut, code := run(t, "", append([]string{"check", "--fail-on", "none"}, args...)...)
+		if code != ExitError {
+			t.Fatalf("check %v: exit %d, want %d", args, code, ExitError)
+		}
+		return strings.SplitN(errOut, "\n", 2)[0]
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"file size, B", []string{"--max-file-size", "5000", small, large}, checkSays("--max-file-size", "5000", large)},
+		{"file size, A", []string{"--max-file-size", "5000", large, small}, checkSays("--max-file-size", "5000", large)},
+		{"file size with a unit", []string{"--max-file-size", "1KiB", small, small}, checkSays("--max-file-size", "1KiB", small)},
+		{"depth", []string{"--max-depth", "10", small, large}, checkSays("--max-depth", "10", small)},
+		{"depth over the ceiling", []string{"--max-depth", "10000000", small, large}, "--max-depth 10000000: at most 65536"},
+		{"zero depth", []string{"--max-depth", "0", small, large}, "--max-file-size and --max-depth must be positive"},
+		{"bad size", []string{"--max-file-size", "lots", small, large}, "want a positive size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append([]string{"compare"}, tt.args...)...)
+			if code != ExitError || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, ExitError, tt.want)
+			}
+			if out != "" {
+				t.Errorf("output on refused input: %.200q", out)
+			}
+		})
+	}
+	if _, errOut, code := run(t, "", "compare", "--fail-on", "none", "--max-file-size", "8000", "--max-depth", "200", small, large); code != ExitOK {
+		t.Errorf("raised limits: exit %d: %s", code, errOut)
+	}
+}
+
+// TestCompareOutputsOpenedFirst: every --output destination is opened
+// before the plans are read, as check does: one that cannot be written
+// fails the run with exit 2 and nothing on stdout, a symbolic link is not
+// written through, and a file the run created is removed when it fails.
+func TestCompareOutputsOpenedFirst(t *testing.T) {
+	root := sharedtest.Root()
+	dir := t.TempDir()
+	a, b := filepath.Join(root, "fixtures/queue/param.sqlplan"), filepath.Join(root, "fixtures/queue/param-actual.sqlplan")
+	precious := filepath.Join(dir, "precious.txt")
+	if err := os.WriteFile(precious, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink(precious, link); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	missing := filepath.Join(dir, "no-such-dir", "c.md")
+	fresh := filepath.Join(dir, "fresh.json")
+	garbage := filepath.Join(root, "fixtures/bad/garbage.sqlplan")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing directory", []string{"--output", "markdown=" + missing, a, b}, "--output markdown=" + missing + ": the directory " + filepath.Dir(missing) + " does not exist"},
+		{"missing directory, github", []string{"--format", "github", "--output", "json=" + missing, a, b}, "--output json=" + missing},
+		{"symbolic link", []string{"--output", "markdown=" + link, a, b}, "is a symbolic link"},
+		{"given twice", []string{"--output", "json=" + fresh, "--output", "json=" + fresh + "2", a, b}, "--output json given twice"},
+		{"same file twice", []string{"--output", "json=" + fresh, "--output", "text=" + fresh, a, b}, "name the same file"},
+		{"B not a plan", []string{"--output", "json=" + fresh, a, garbage}, "garbage.sqlplan"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runIn(t, root, nil, append([]string{"compare"}, tt.args...)...)
+			if code != ExitError || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, ExitError, tt.want)
+			}
+			if out != "" {
+				t.Errorf("stdout written before the run failed: %.200q", out)
+			}
+			if got, err := os.ReadFile(precious); err != nil || string(got) != "keep me\n" {
+				t.Errorf("the link's target was written: %q, %v", got, err)
+			}
+			if _, err := os.Lstat(fresh); err == nil {
+				t.Errorf("%s left behind by a failed run", fresh)
+				os.Remove(fresh)
+			}
+		})
+	}
+}
+
+// TestCompareMinSeverity: text, markdown and github show the gained and
+// lost findings at or above --min-severity (default warning) and count the
+// others in a note; json carries every finding; --fail-on counts every
+// gained finding, shown or not.
+func TestCompareMinSeverity(t *testing.T) {
+	inRoot(t)
+	q := "fixtures/queue/"
+	// With the schema, literal → param gains an error (PL201) and two
+	// infos (PL101, PL103) and param → literal loses them; without it,
+	// literal → isnull gains one info and literal → backlog-count a
+	// warning and an info.
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		has, hasNo []string
+	}{
+		{"text default", []string{"--fail-on", "none", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{"[PL201 ", "findings: 3 new in B, 0 gone, 1 in both; 2 info findings not shown (2 gained, 0 lost; --min-severity info shows them)\n"},
+			[]string{"[PL101 ", "[PL103 "}},
+		{"text info", []string{"--fail-on", "none", "--min-severity", "info", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{"[PL201 ", "[PL101 ", "[PL103 ", "findings: 3 new in B, 0 gone, 1 in both\n"}, []string{"not shown"}},
+		{"text lost", []string{"--schema", q + "schema.sql", q + "param.sqlplan", q + "literal.sqlplan"}, ExitOK,
+			[]string{"gone", "[PL201 ", "2 info findings not shown (0 gained, 2 lost; --min-severity info shows them)"}, []string{"[PL101 "}},
+		{"text error", []string{"--fail-on", "warning", "--min-severity", "error", q + "literal.sqlplan", q + "backlog-count.sqlplan"}, ExitFindings,
+			[]string{"2 warning and info findings not shown (2 gained, 0 lost; --min-severity warning shows them)"}, []string{"  new "}},
+		{"hidden info still fails", []string{"--fail-on", "info", q + "literal.sqlplan", q + "isnull.sqlplan"}, ExitFindings,
+			[]string{"1 info finding not shown (1 gained, 0 lost; --min-severity info shows them)"}, []string{"  new "}},
+		{"markdown default", []string{"--fail-on", "none", "--format", "markdown", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{"PL201 filtered-index-parameterized", "**B gains 1 error, 0 warnings, 2 infos**", "\n2 info findings not shown (2 gained, 0 lost; --min-severity info shows them).\n"},
+			[]string{"PL101 unmatched-indexes", "PL103 residual-sort"}},
+		{"markdown info", []string{"--fail-on", "none", "--format", "markdown", "--min-severity", "info", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{"PL201 filtered-index-parameterized", "PL101 unmatched-indexes", "PL103 residual-sort"}, []string{"not shown"}},
+		{"github default", []string{"--fail-on", "none", "--format", "github", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{"::error ", "PL201 filtered-index-parameterized"}, []string{"::notice"}},
+		{"github info", []string{"--fail-on", "none", "--format", "github", "--min-severity", "info", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{"::error ", "::notice ", "PL101 unmatched-indexes"}, nil},
+		{"json keeps all", []string{"--fail-on", "none", "--format", "json", "--min-severity", "error", "--schema", q + "schema.sql", q + "literal.sqlplan", q + "param.sqlplan"}, ExitOK,
+			[]string{`"code": "PL201"`, `"code": "PL101"`, `"code": "PL103"`}, []string{"not shown"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append([]string{"compare", "--color", "never"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, errOut)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.hasNo {
+				if strings.Contains(out, s) {
+					t.Errorf("output has %q:\n%s", s, out)
+				}
+			}
+		})
+	}
+	if _, errOut, code := run(t, "", "compare", "--min-severity", "loud", q+"literal.sqlplan", q+"param.sqlplan"); code != ExitError || !strings.Contains(errOut, "--min-severity") {
+		t.Errorf("bad --min-severity: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestCompareMinSeveritySummary: the job summary that --format github
+// appends holds the findings --min-severity shows and the note.
+func TestCompareMinSeveritySummary(t *testing.T) {
+	root := sharedtest.Root()
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	vars := map[string]string{"GITHUB_STEP_SUMMARY": summary}
+	_, errOut, code := runIn(t, root, vars, "compare", "--fail-on", "none", "--format", "github", "--schema", "fixtures/queue/schema.sql",
+		"fixtures/queue/literal.sqlplan", "fixtures/queue/param.sqlplan")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(got); !strings.Contains(s, "2 info findings not shown") || strings.Contains(s, "PL101 unmatched-indexes") || !strings.Contains(s, "PL201 filtered-index-parameterized") {
+		t.Errorf("job summary ignores --min-severity:\n%s", s)
+	}
+}

@@ -29,6 +29,8 @@ func TestFIFOInputsRefused(t *testing.T) {
 		{[]string{"check", "--baseline", fifo, plan}, "named pipe"},
 		{[]string{"explain", "-S", "127.0.0.1", fifo}, "named pipe"},
 		{[]string{"check", "/dev/zero"}, "character device"},
+		{[]string{"compare", plan, fifo}, "named pipe"},
+		{[]string{"compare", "/dev/zero", plan}, "character device"},
 	} {
 		type result struct {
 			out, errOut string

@@ -347,3 +347,62 @@ func FuzzCompareMarkdown(f *testing.F) {
 		}
 	})
 }
+
+// TestCompareMinSeverity: the Markdown, text and GitHub comparisons show
+// the gained and lost findings at or above MinSeverity, keep counting all
+// of them in the summary, and say how many are hidden; JSON keeps all.
+func TestCompareMinSeverity(t *testing.T) {
+	// secretComparison gains an error (PL301) and loses a warning (PL102).
+	const note = "1 warning and info finding not shown (0 gained, 1 lost; --min-severity warning shows them)"
+	tests := []struct {
+		min       rules.Severity
+		lostShown bool
+	}{
+		{0, true},
+		{rules.Info, true},
+		{rules.Warning, true},
+		{rules.Error, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.min), func(t *testing.T) {
+			c := secretComparison()
+			md := renderCompareMarkdown(t, c, CompareMarkdownOptions{MinSeverity: tt.min})
+			var text, ann bytes.Buffer
+			if err := CompareText(&text, c.Result, TextOptions{MinSeverity: tt.min}); err != nil {
+				t.Fatal(err)
+			}
+			summary := filepath.Join(t.TempDir(), "summary.md")
+			if err := CompareGitHub(&ann, c, GitHubOptions{SummaryPath: summary, MinSeverity: tt.min}); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := os.ReadFile(summary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, out := range map[string]string{"markdown": md, "text": text.String(), "summary": string(sum)} {
+				if !strings.Contains(out, "PL301") {
+					t.Errorf("%s: the gained error is not shown:\n%s", name, out)
+				}
+				if got := strings.Contains(out, "PL102"); got != tt.lostShown {
+					t.Errorf("%s: lost warning shown %v, want %v:\n%s", name, got, tt.lostShown, out)
+				}
+				if got := strings.Contains(out, note); got == tt.lostShown {
+					t.Errorf("%s: note %q present %v, want %v:\n%s", name, note, got, !tt.lostShown, out)
+				}
+			}
+			if !strings.Contains(md, "it loses 1 finding") || !strings.Contains(text.String(), "findings: 1 new in B, 1 gone, 0 in both") {
+				t.Errorf("the summary does not count every finding:\n%s\n%s", md, text.String())
+			}
+			if !strings.HasPrefix(ann.String(), "::error ") || strings.Count(ann.String(), "\n") != 1 {
+				t.Errorf("annotations: want the gained error only:\n%s", ann.String())
+			}
+			var js bytes.Buffer
+			if err := CompareJSON(&js, c.Result); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(js.String(), `"PL102"`) || strings.Contains(js.String(), "not shown") {
+				t.Errorf("json must carry every finding:\n%s", js.String())
+			}
+		})
+	}
+}
