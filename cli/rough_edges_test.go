@@ -32,6 +32,7 @@ func TestCommandLineRoughEdges(t *testing.T) {
 		{name: "completion of compare --fail-on", args: []string{"__complete", "compare", "--fail-on", ""}, out: "error\nwarning\ninfo\nnone"},
 		{name: "completion of --fail-on", args: []string{"__complete", "check", "--fail-on", ""}, out: "error\nwarning\ninfo\nnone"},
 		{name: "completion of --min-severity", args: []string{"__complete", "check", "--min-severity", ""}, out: "info\nwarning\nerror\n:4\n"},
+		{name: "completion of compare --min-severity", args: []string{"__complete", "compare", "--min-severity", ""}, out: "info\nwarning\nerror\n:4\n"},
 		{name: "completion of --sort", args: []string{"__complete", "check", "--sort", ""}, out: "impact\nlocation\n:4\n"},
 		{name: "completion of explain --format", args: []string{"__complete", "explain", "--format", ""}, out: "text\njson\nsarif\ngithub\nmarkdown\nhtml\ndot\n:4\n"},
 		{name: "completion of cache --fail-on", args: []string{"__complete", "cache", "--fail-on", ""}, out: "error\nwarning\ninfo\nnone\n:4\n"},
