@@ -46,7 +46,9 @@ func browser(t *testing.T) context.Context {
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(profile))
+		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(profile),
+		// A loaded CI machine can take longer than the default 20 s to start it.
+		chromedp.WSURLReadTimeout(90*time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	actx, cancelA := chromedp.NewExecAllocator(ctx, opts...)
