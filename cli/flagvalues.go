@@ -21,8 +21,22 @@ var byteUnits = []struct {
 	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1},
 }
 
-func (s *byteSize) String() string { return strconv.FormatInt(int64(*s), 10) }
-func (s *byteSize) Type() string   { return "size" }
+// String writes the size in the largest binary unit that holds it
+// exactly (1GiB, 64MiB, 1500), so help shows the defaults as the README
+// writes them; Set reads it back to the same value.
+func (s *byteSize) String() string {
+	n := int64(*s)
+	for _, u := range []struct {
+		name   string
+		factor int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.factor && n%u.factor == 0 {
+			return strconv.FormatInt(n/u.factor, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+func (s *byteSize) Type() string { return "size" }
 
 func (s *byteSize) Set(v string) error {
 	text := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(v), " ", ""))

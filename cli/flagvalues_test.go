@@ -16,6 +16,14 @@ func TestByteSize(t *testing.T) {
 			t.Errorf("Set(%q) = %d, %v; want %d", tt.in, s, err, tt.want)
 		}
 	}
+	for _, tt := range []struct {
+		size int64
+		want string
+	}{{1 << 30, "1GiB"}, {64 << 20, "64MiB"}, {3 << 19, "1536KiB"}, {1500, "1500"}, {1, "1"}, {5 << 40, "5TiB"}} {
+		if got := (*byteSize)(&tt.size).String(); got != tt.want {
+			t.Errorf("byteSize(%d).String() = %q, want %q", tt.size, got, tt.want)
+		}
+	}
 	for _, bad := range []string{"", "0", "-1", "lots", "1 parsec", "1e30 GiB", "NaN"} {
 		var s byteSize
 		if err := s.Set(bad); err == nil {
@@ -33,6 +41,11 @@ func FuzzByteSize(f *testing.F) {
 		var s byteSize
 		if err := s.Set(in); err == nil && s <= 0 {
 			t.Errorf("Set(%q) accepted %d", in, s)
+		} else if err == nil {
+			var back byteSize
+			if err := back.Set(s.String()); err != nil || back != s {
+				t.Errorf("Set(%q) = %d, but its String %q reads back as %d (%v)", in, s, s.String(), back, err)
+			}
 		}
 	})
 }
