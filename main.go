@@ -9,19 +9,14 @@ import (
 )
 
 func main() {
-	tuneGC()
+	limitMemory()
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 }
 
-// tuneGC trades memory for speed: decoding plans allocates many short-lived
-// objects while the live heap stays small (plans are analysed statement by
-// statement), so the collector runs less often, with a soft ceiling that
-// makes it work harder before memory grows large. GOGC and GOMEMLIMIT in
-// the environment win.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+// limitMemory sets a soft memory ceiling that makes the collector work
+// harder before memory grows large (check and compare also let it run
+// less often: see the cli package). GOMEMLIMIT in the environment wins.
+func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(1 << 30)
 	}

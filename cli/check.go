@@ -46,6 +46,7 @@ func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
 }
 
 func runCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *checkFlags, args []string) error {
+	tuneGCForDecoding()
 	limits, err := f.limits.options()
 	if err != nil {
 		return err

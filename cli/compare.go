@@ -63,6 +63,7 @@ func newCompareCmd(env *Env, g *globalFlags) *cobra.Command {
 }
 
 func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, pathA, pathB string) error {
+	tuneGCForDecoding()
 	limits, err := f.limits.options()
 	if err != nil {
 		return err
