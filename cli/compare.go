@@ -105,12 +105,7 @@ func runCompare(cmd *cobra.Command, env *Env, g *globalFlags, f *compareFlags, p
 		case "markdown":
 			return report.CompareMarkdown(w, c, report.CompareMarkdownOptions{BaseDir: r.baseDir, NoRedact: noRedact, MinSeverity: r.minShown})
 		case "github":
-			summary := env.Getenv("GITHUB_STEP_SUMMARY")
-			if r.summarized {
-				summary = "" // stdout and --output github=PATH append it once
-			}
-			r.summarized = true
-			return report.CompareGitHub(w, c, report.GitHubOptions{BaseDir: r.baseDir, NoRedact: noRedact, SummaryPath: summary, MinSeverity: r.minShown})
+			return report.CompareGitHub(w, c, report.GitHubOptions{BaseDir: r.baseDir, NoRedact: noRedact, SummaryPath: r.jobSummary(), MinSeverity: r.minShown})
 		}
 		return report.CompareText(w, c.Result, report.TextOptions{Color: r.colored && !toFile, MinSeverity: r.minShown})
 	}

@@ -318,6 +318,17 @@ func (r *invocation) writeOutputs(render func(w io.Writer, format string) error)
 	return nil
 }
 
+// jobSummary is $GITHUB_STEP_SUMMARY the first time a github output asks
+// for it and "" after, so stdout and --output github=PATH append the job
+// summary once.
+func (r *invocation) jobSummary() string {
+	if r.summarized {
+		return ""
+	}
+	r.summarized = true
+	return r.env.Getenv("GITHUB_STEP_SUMMARY")
+}
+
 // render writes the report in one format. Shared formats (sarif, github,
 // markdown, html) are redacted unless the run says otherwise.
 func (r *invocation) render(w io.Writer, format string, rep *report.Report, toFile bool) error {
@@ -332,12 +343,7 @@ func (r *invocation) render(w io.Writer, format string, rep *report.Report, toFi
 		if p := r.extra["sarif"]; p != "" {
 			full = p
 		}
-		summary := r.env.Getenv("GITHUB_STEP_SUMMARY")
-		if r.summarized {
-			summary = "" // stdout and --output github=PATH append it once
-		}
-		r.summarized = true
-		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.baseDir, SummaryPath: summary,
+		return report.GitHub(w, rep, report.GitHubOptions{BaseDir: r.baseDir, SummaryPath: r.jobSummary(),
 			FullReport: full, NoRedact: noRedact, MinSeverity: r.minShown})
 	case "markdown":
 		return report.Markdown(w, rep, report.MarkdownOptions{BaseDir: r.baseDir, NoRedact: noRedact, MinSeverity: r.minShown})

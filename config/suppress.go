@@ -115,17 +115,26 @@ func (p *parser) suppress(c *Config, n *yaml.Node) {
 	}
 }
 
+// oneOrList returns the items of a value that is one scalar or a list of
+// them; an empty list is an error that says what was expected.
+func (p *parser) oneOrList(n *yaml.Node, where, want, hint string) ([]*yaml.Node, bool) {
+	v := resolve(n)
+	if v.Kind != yaml.SequenceNode {
+		return []*yaml.Node{n}, true
+	}
+	if len(v.Content) == 0 {
+		p.errorf(n, "%s: expected %s; got an empty list%s", where, want, hint)
+		return nil, false
+	}
+	return v.Content, true
+}
+
 // suppressRules reads rule: a name or code, or a list of them.
 func (p *parser) suppressRules(s *Suppression, where string, n *yaml.Node) bool {
-	items := []*yaml.Node{n}
-	if v := resolve(n); v.Kind == yaml.SequenceNode {
-		items = v.Content
-		if len(items) == 0 {
-			p.errorf(n, "%s: expected a rule name or code, or a list of them; got an empty list", where)
-			return false
-		}
+	items, ok := p.oneOrList(n, where, "a rule name or code, or a list of them", "")
+	if !ok {
+		return false
 	}
-	ok := true
 	for _, item := range items {
 		ref, isStr := stringValue(item)
 		if !isStr || strings.TrimSpace(ref) == "" {
@@ -148,15 +157,10 @@ func (p *parser) suppressRules(s *Suppression, where string, n *yaml.Node) bool 
 
 // suppressPaths reads paths: a glob or a list of globs.
 func (p *parser) suppressPaths(s *Suppression, where string, n *yaml.Node) bool {
-	items := []*yaml.Node{n}
-	if v := resolve(n); v.Kind == yaml.SequenceNode {
-		items = v.Content
-		if len(items) == 0 {
-			p.errorf(n, "%s: expected a path glob or a list of them; got an empty list (leave paths out to match every input)", where)
-			return false
-		}
+	items, ok := p.oneOrList(n, where, "a path glob or a list of them", " (leave paths out to match every input)")
+	if !ok {
+		return false
 	}
-	ok := true
 	for i, item := range items {
 		w := where
 		if len(items) > 1 || resolve(n).Kind == yaml.SequenceNode {

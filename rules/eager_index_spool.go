@@ -127,9 +127,7 @@ func reportEagerIndexSpool(p *Pass, q plan.LabeledPlan, n *plan.RelOp) {
 	if timed {
 		sev = gradeByTime(p, q.QueryPlan, ms, "the spool subtree", true, ev, &b)
 	} else {
-		share := subtreeShare(q.QueryPlan, n)
-		ev["cost_share"] = round(share, 3)
-		fmt.Fprintf(&b, "; %s of the statement cost", percent(share))
+		share := noteSubtreeShare(q.QueryPlan, n, ev, &b)
 		switch {
 		case kind == "estimated" && spooled >= p.Param("error_rows") && share >= p.Param("error_cost_share"):
 			sev = Error

@@ -162,3 +162,13 @@ func timeSeverity(p *Pass, ms float64) Severity {
 	}
 	return Info
 }
+
+// noteSubtreeShare is the fallback of the rules that grade by time when
+// the plan has none: it records n's subtree share of the statement cost in
+// the evidence and the message, and returns it for the cost grading.
+func noteSubtreeShare(q *plan.QueryPlan, n *plan.RelOp, ev map[string]any, b *strings.Builder) float64 {
+	share := subtreeShare(q, n)
+	ev["cost_share"] = round(share, 3)
+	fmt.Fprintf(b, "; %s of the statement cost", percent(share))
+	return share
+}

@@ -248,9 +248,7 @@ func checkLoop(p *Pass, q plan.LabeledPlan, nl *plan.RelOp, consequences *[]Find
 	if timed {
 		sev = gradeByTime(p, q.QueryPlan, ms, "the inner side", true, ev, &b)
 	} else {
-		share := subtreeShare(q.QueryPlan, inner)
-		ev["cost_share"] = round(share, 3)
-		fmt.Fprintf(&b, "; %s of the statement cost", percent(share))
+		share := noteSubtreeShare(q.QueryPlan, inner, ev, &b)
 		switch {
 		case readKind == "actual" && read >= p.Param("error_rows_read"):
 			sev = Error
